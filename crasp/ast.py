@@ -1,0 +1,294 @@
+"""Abstract syntax of C-RASP[periodic, local] programs as frozen dataclasses.
+
+The syntax is sort-agnostic: whether an expression is a Boolean or a count vector is decided by
+the static checker (:mod:`crasp.checker`), not by the parser. Every node carries an optional
+source location that takes no part in equality, so a parsed program equals a built one.
+
+>>> Count(TokenIs("a")) == Count(TokenIs("a"), guard=None)
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+
+@dataclass(frozen=True)
+class Loc:
+    """A source span: 1-based line and column of its first character and of the character after it."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+def _loc() -> Loc | None:
+    return field(default=None, compare=False, repr=False)  # type: ignore[return-value]
+
+
+COMPARISON_OPERATORS = ("<", "<=", "==", "!=", ">=", ">")
+
+
+# ---------------------------------------------------------------- Boolean-looking leaves
+
+
+@dataclass(frozen=True)
+class TokenIs:
+    """``"a"``: Q_a, true where the token is ``a``."""
+
+    token: str
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
+class BoolConst:
+    """``true`` or ``false``."""
+
+    value: bool
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
+class Periodic:
+    """``i mod m in {r, ...}``: true where the absolute position is congruent to a residue."""
+
+    modulus: int
+    residues: frozenset[int]
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A name: an earlier definition or an imported unary predicate."""
+
+    name: str
+    loc: Loc | None = _loc()
+
+
+# ---------------------------------------------------------------- Boolean operations
+
+
+@dataclass(frozen=True)
+class Not:
+    operand: Expr
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
+class And:
+    left: Expr
+    right: Expr
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
+class Or:
+    left: Expr
+    right: Expr
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
+class Compare:
+    """``left op right`` for counts; ``op`` is one of :data:`COMPARISON_OPERATORS`."""
+
+    op: str
+    left: Expr
+    right: Expr
+    loc: Loc | None = _loc()
+
+
+# ---------------------------------------------------------------- counting
+
+
+@dataclass(frozen=True)
+class OffsetSet:
+    """Guard ``i - j in {d, ...}``."""
+
+    offsets: frozenset[int]
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
+class OffsetCompare:
+    """Guard ``i - j op k``; local only when it holds for finitely many offsets."""
+
+    op: str
+    bound: int
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
+class NamedGuard:
+    """Guard naming an imported binary predicate, as in ``#[pred] "a"``."""
+
+    name: str
+    loc: Loc | None = _loc()
+
+
+Guard = Union[OffsetSet, OffsetCompare, NamedGuard]
+
+
+@dataclass(frozen=True)
+class Count:
+    """``# P`` (count j <= i with P(j)) or ``#[guard] P`` (also requiring guard(i, j))."""
+
+    operand: Expr
+    guard: Guard | None = None
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
+class Const:
+    value: int
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
+class Add:
+    left: Expr
+    right: Expr
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
+class Sub:
+    left: Expr
+    right: Expr
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
+class Scale:
+    """``factor * operand`` with an integer constant factor."""
+
+    factor: int
+    operand: Expr
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
+class Min:
+    left: Expr
+    right: Expr
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
+class Max:
+    left: Expr
+    right: Expr
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
+class Cond:
+    """``then if condition else otherwise``; both branches have one sort."""
+
+    then: Expr
+    condition: Expr
+    otherwise: Expr
+    loc: Loc | None = _loc()
+
+
+Expr = Union[
+    TokenIs, BoolConst, Periodic, Ref, Not, And, Or, Compare,
+    Count, Const, Add, Sub, Scale, Min, Max, Cond,
+]
+
+
+# ---------------------------------------------------------------- statements
+
+
+@dataclass(frozen=True)
+class Import:
+    """``#import name``: a predicate from the registry (:mod:`crasp.predicates`)."""
+
+    name: str
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
+class Definition:
+    """``name = expr``."""
+
+    name: str
+    expr: Expr
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
+class Accept:
+    """``accept expr``: the Boolean read at the last position decides acceptance."""
+
+    expr: Expr
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
+class NextToken:
+    """``next "t" = expr``: the Boolean saying that the next token is ``t``."""
+
+    token: str
+    expr: Expr
+    loc: Loc | None = _loc()
+
+
+Statement = Union[Import, Definition, Accept, NextToken]
+
+
+@dataclass(frozen=True)
+class Comment:
+    """A ``//`` comment, kept so that ``crasp fmt`` does not lose it."""
+
+    text: str
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Program:
+    """A straight-line list of statements; ``source`` names the file it came from."""
+
+    statements: tuple[Statement, ...]
+    source: str = field(default="<program>", compare=False)
+    comments: tuple[Comment, ...] = field(default=(), compare=False, repr=False)
+    text: str | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def definitions(self) -> tuple[Definition, ...]:
+        return tuple(s for s in self.statements if isinstance(s, Definition))
+
+    @property
+    def imports(self) -> tuple[Import, ...]:
+        return tuple(s for s in self.statements if isinstance(s, Import))
+
+
+def children(node: Expr) -> tuple[Expr, ...]:
+    """The sub-expressions of ``node`` in source order.
+
+    >>> children(Add(Const(1), Ref("x")))
+    (Const(value=1), Ref(name='x'))
+    """
+    if isinstance(node, (Not,)):
+        return (node.operand,)
+    if isinstance(node, Count):
+        return (node.operand,)
+    if isinstance(node, Scale):
+        return (node.operand,)
+    if isinstance(node, (And, Or, Compare, Add, Sub, Min, Max)):
+        return (node.left, node.right)
+    if isinstance(node, Cond):
+        return (node.then, node.condition, node.otherwise)
+    return ()
+
+
+def walk(node: Expr):
+    """Every node of an expression tree, parents before children."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(children(current)))

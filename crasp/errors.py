@@ -1,0 +1,115 @@
+"""One exception hierarchy for every error a user can cause.
+
+Errors located in a program's source print like a compiler's::
+
+    dyck.cr:3:5: error: undefined name 'C_opn'
+        V = C_opn < C_close
+            ^~~~~
+"""
+
+from __future__ import annotations
+
+from .ast import Loc
+
+
+class CraspError(Exception):
+    """Base class of all toolkit errors caused by user input."""
+
+
+class SourceError(CraspError):
+    """An error located in a program's source text."""
+
+    kind = "error"
+
+    def __init__(
+        self,
+        message: str,
+        loc: Loc | None = None,
+        *,
+        source: str = "<program>",
+        text: str | None = None,
+        expected: tuple[str, ...] = (),
+    ) -> None:
+        self.message = message
+        self.loc = loc
+        self.source = source
+        self.text = text
+        self.expected = expected
+        super().__init__(self.render())
+
+    @property
+    def line(self) -> int | None:
+        return self.loc.line if self.loc else None
+
+    @property
+    def column(self) -> int | None:
+        return self.loc.column if self.loc else None
+
+    @property
+    def source_line(self) -> str | None:
+        if self.loc is None or self.text is None:
+            return None
+        lines = self.text.splitlines()
+        return lines[self.loc.line - 1] if 0 < self.loc.line <= len(lines) else None
+
+    def located(self, source: str, text: str | None) -> SourceError:
+        """The same error attributed to ``source`` (a file name) and its ``text``."""
+        return type(self)(self.message, self.loc, source=source, text=text, expected=self.expected)
+
+    def render(self) -> str:
+        where = self.source
+        if self.loc is not None:
+            where += f":{self.loc.line}:{self.loc.column}"
+        out = f"{where}: {self.kind}: {self.message}"
+        if self.expected:
+            out += f"\n  expected {_or_list(self.expected)}"
+        line = self.source_line
+        if line is not None and self.loc is not None:
+            start = self.loc.column - 1
+            width = self.loc.end_column - self.loc.column if self.loc.end_line == self.loc.line else 1
+            out += f"\n    {line}\n    {' ' * start}^{'~' * max(width - 1, 0)}"
+        return out
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class CraspSyntaxError(SourceError):
+    """The text is not a C-RASP program: carries what the parser expected."""
+
+    kind = "syntax error"
+
+
+class StaticError(SourceError):
+    """The program parses but is not a valid C-RASP[periodic, local] program."""
+
+
+class NameResolutionError(StaticError):
+    """Undefined, redefined or used-before-defined names; unknown imports."""
+
+
+class SortError(StaticError):
+    """A count where a Boolean is needed or vice versa; non-linear arithmetic."""
+
+
+class PredicateError(StaticError):
+    """A positional predicate that is not periodic, or a guard that is not local."""
+
+
+class OutputError(StaticError):
+    """Missing, duplicated or ill-sorted outputs."""
+
+
+class InputError(CraspError):
+    """An input sequence a program cannot run on (unknown token, empty input)."""
+
+
+class RegistryError(CraspError):
+    """A predicate registration that does not declare a true period or offset set."""
+
+
+def _or_list(items: tuple[str, ...]) -> str:
+    items = tuple(items)
+    if len(items) == 1:
+        return items[0]
+    return ", ".join(items[:-1]) + " or " + items[-1]

@@ -1,0 +1,267 @@
+"""The vectorised interpreter: every definition at every position of a batch, with numpy.
+
+A batch of sequences of different lengths is padded to one array; since every operation looks
+only left (counts are prefix sums, guards shift right), padding never changes a real position.
+Counts are exact int64; the interpreter refuses inputs long enough to overflow them. Work is
+O(program size x length) per sequence, guarded counts included.
+
+>>> from crasp.parser import parse
+>>> dyck = parse('C_open = #"("\\nC_close = #")"\\nV = C_open < C_close\\nD = #V == 0 && C_open == C_close')
+>>> run(dyck, ["( ( ) )", "( ) ) ("]).accept.tolist()
+[True, False]
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence, Union
+
+import numpy as np
+
+from . import ast
+from .checker import CheckedProgram, check
+from .errors import InputError
+from .predicates import PredicateRegistry
+
+Tokens = Union[str, Sequence[str]]
+"""One input: a sequence of tokens, or a string of whitespace-separated tokens."""
+
+_COMPARE = {
+    "<": operator.lt, "<=": operator.le, "==": operator.eq,
+    "!=": operator.ne, ">=": operator.ge, ">": operator.gt,
+}
+_INT64_LIMIT = 2**62
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What :func:`run` computed for a batch.
+
+    ``accept[b]`` is the verdict on input ``b`` (for acceptance programs); ``next[t][b, k]`` is
+    next(t) at position k+1 (for token-producing programs); ``values[name][b, k]`` is every
+    definition's value at position k+1 when tracing was asked for. Arrays are padded to the
+    longest input: position k of input b is real only for k < lengths[b].
+    """
+
+    tokens: tuple[tuple[str, ...], ...]
+    lengths: np.ndarray
+    offsets: np.ndarray
+    accept: np.ndarray | None
+    next: dict[str, np.ndarray] | None
+    values: dict[str, np.ndarray] | None = field(default=None, repr=False)
+
+    def values_at(self, index: int) -> dict[str, np.ndarray]:
+        """Each definition's values on input ``index`` (requires ``trace=True``)."""
+        if self.values is None:
+            raise ValueError("values were not recorded: call run(..., trace=True)")
+        n = int(self.lengths[index])
+        return {name: array[index, :n] for name, array in self.values.items()}
+
+    def next_tokens(self, index: int) -> list[str | None]:
+        """Per position, the one token t with next(t) true, or None where zero or several hold."""
+        if self.next is None:
+            raise ValueError("the program declares no 'next' outputs")
+        n = int(self.lengths[index])
+        names = list(self.next)
+        table = np.stack([self.next[t][index, :n] for t in names]) if names else np.zeros((0, n), bool)
+        chosen = table.argmax(axis=0) if names else np.zeros(n, int)
+        unique = table.sum(axis=0) == 1
+        return [names[c] if ok else None for c, ok in zip(chosen.tolist(), unique.tolist())]
+
+
+def _as_tokens(item: Tokens) -> tuple[str, ...]:
+    return tuple(item.split()) if isinstance(item, str) else tuple(item)
+
+
+def encode(
+    inputs: Sequence[Sequence[str]], vocabulary: dict[str, int], *, allow_unknown: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Token ids of a batch, padded with -1, and the lengths. Unknown tokens get id -1."""
+    lengths = np.array([len(seq) for seq in inputs], dtype=np.int64)
+    width = int(lengths.max(initial=0))
+    ids = np.full((len(inputs), width), -1, dtype=np.int32)
+    for row, seq in enumerate(inputs):
+        encoded = np.fromiter((vocabulary.get(t, -1) for t in seq), dtype=np.int32, count=len(seq))
+        if not allow_unknown and (encoded < 0).any():
+            position = int(np.flatnonzero(encoded < 0)[0])
+            known = ", ".join(repr(t) for t in sorted(vocabulary)) or "none"
+            raise InputError(
+                f"input {row + 1}, position {position + 1}: token {seq[position]!r} is not in the "
+                f"program's alphabet ({known}); allow it with allow_unknown=True (--allow-unknown)"
+            )
+        ids[row, : len(seq)] = encoded
+    return ids, lengths
+
+
+def magnitude_bound(checked: CheckedProgram, length: int) -> int:
+    """An upper bound on |value| of every count in ``checked`` on inputs of ``length`` tokens."""
+    bounds: dict[str, int] = {}
+
+    def bound(node: ast.Expr) -> int:
+        if isinstance(node, ast.Ref):
+            return bounds.get(node.name, 1)
+        if isinstance(node, ast.Count):
+            return length
+        if isinstance(node, ast.Const):
+            return abs(node.value)
+        if isinstance(node, ast.Scale):
+            return abs(node.factor) * bound(node.operand)
+        if isinstance(node, (ast.Add, ast.Sub)):
+            return bound(node.left) + bound(node.right)
+        return max((bound(child) for child in ast.children(node)), default=1)
+
+    for definition in checked.definitions:
+        bounds[definition.name] = bound(definition.expr)
+    outputs = [checked.accept] if checked.accept is not None else [e for _, e in checked.next_tokens]
+    return max([*bounds.values(), *(bound(e) for e in outputs), 1])
+
+
+class _Evaluator:
+    """Evaluates expressions of one checked program on one padded batch."""
+
+    def __init__(self, checked: CheckedProgram, ids: np.ndarray, vocabulary: dict[str, int],
+                 offsets: np.ndarray) -> None:
+        self.checked = checked
+        self.ids = ids
+        self.vocabulary = vocabulary
+        self.offsets = offsets
+        self.shape = ids.shape
+        self.env: dict[str, np.ndarray] = {}
+        self.cache: dict[ast.Expr, np.ndarray] = {}
+        self.residues: dict[int, np.ndarray] = {}
+
+    def positions_mod(self, modulus: int) -> np.ndarray:
+        if modulus not in self.residues:
+            width = self.shape[1]
+            absolute = self.offsets[:, None] + np.arange(1, width + 1, dtype=np.int64)[None, :]
+            self.residues[modulus] = absolute % modulus
+        return self.residues[modulus]
+
+    def periodic(self, modulus: int, residues: frozenset[int]) -> np.ndarray:
+        table = np.zeros(modulus, dtype=bool)
+        table[sorted(residues)] = True
+        return table[self.positions_mod(modulus)]
+
+    def __call__(self, node: ast.Expr) -> np.ndarray:
+        if isinstance(node, ast.Ref):
+            if node.name in self.env:
+                return self.env[node.name]
+            return self.periodic(*self.checked.periodic(node))
+        cached = self.cache.get(node)
+        if cached is None:
+            cached = self.cache[node] = self.compute(node)
+        return cached
+
+    def compute(self, node: ast.Expr) -> np.ndarray:
+        if isinstance(node, ast.TokenIs):
+            token_id = self.vocabulary.get(node.token)
+            if token_id is None:
+                return np.zeros(self.shape, dtype=bool)
+            return self.ids == token_id
+        if isinstance(node, ast.BoolConst):
+            return np.full(self.shape, node.value, dtype=bool)
+        if isinstance(node, ast.Periodic):
+            return self.periodic(node.modulus, node.residues)
+        if isinstance(node, ast.Not):
+            return ~self(node.operand)
+        if isinstance(node, ast.And):
+            return self(node.left) & self(node.right)
+        if isinstance(node, ast.Or):
+            return self(node.left) | self(node.right)
+        if isinstance(node, ast.Compare):
+            return _COMPARE[node.op](self(node.left), self(node.right))
+        if isinstance(node, ast.Count):
+            return self.count(node)
+        if isinstance(node, ast.Const):
+            return np.full(self.shape, node.value, dtype=np.int64)
+        if isinstance(node, ast.Add):
+            return self(node.left) + self(node.right)
+        if isinstance(node, ast.Sub):
+            return self(node.left) - self(node.right)
+        if isinstance(node, ast.Scale):
+            return node.factor * self(node.operand)
+        if isinstance(node, ast.Min):
+            return np.minimum(self(node.left), self(node.right))
+        if isinstance(node, ast.Max):
+            return np.maximum(self(node.left), self(node.right))
+        if isinstance(node, ast.Cond):
+            return np.where(self(node.condition), self(node.then), self(node.otherwise))
+        raise TypeError(f"not a C-RASP expression node: {node!r}")  # pragma: no cover
+
+    def count(self, node: ast.Count) -> np.ndarray:
+        values = self(node.operand)
+        if node.guard is None:
+            return np.cumsum(values, axis=1, dtype=np.int64)
+        total = np.zeros(self.shape, dtype=np.int64)
+        width = self.shape[1]
+        for offset in sorted(self.checked.guard_offsets(node.guard)):
+            if offset < width:
+                total[:, offset:] += values[:, : width - offset]
+        return total
+
+
+def run(
+    program: ast.Program | CheckedProgram,
+    inputs: Iterable[Tokens],
+    *,
+    offset: int | Sequence[int] | np.ndarray = 0,
+    trace: bool = False,
+    allow_unknown: bool = False,
+    alphabet: Iterable[str] = (),
+    registry: PredicateRegistry | None = None,
+) -> RunResult:
+    """Run ``program`` on a batch of inputs.
+
+    ``offset`` (one for all inputs, or one per input) places token k of an input at absolute
+    position offset + k, which is what periodic predicates see. Tokens outside the program's
+    alphabet (plus ``alphabet``) are an :class:`~crasp.errors.InputError` unless ``allow_unknown``.
+    """
+    checked = program if isinstance(program, CheckedProgram) else check(program, registry)
+    batch = [_as_tokens(item) for item in inputs]
+    for index, seq in enumerate(batch):
+        if not seq:
+            raise InputError(f"input {index + 1} is empty: a program reads its output at the last position")
+    symbols = sorted(checked.info.alphabet | set(alphabet))
+    vocabulary = {token: index for index, token in enumerate(symbols)}
+    ids, lengths = encode(batch, vocabulary, allow_unknown=allow_unknown)
+    offsets = np.broadcast_to(np.asarray(offset, dtype=np.int64), (len(batch),)).copy()
+    if len(batch) and int(lengths.max()) + int(np.abs(offsets).max()) >= _INT64_LIMIT:
+        raise InputError("positions exceed the int64 range")
+    if len(batch) and magnitude_bound(checked, int(lengths.max())) >= _INT64_LIMIT:
+        raise InputError(
+            f"counts of this program could exceed int64 on inputs of length {int(lengths.max())}"
+        )
+
+    evaluate = _Evaluator(checked, ids, vocabulary, offsets)
+    for definition in checked.definitions:
+        evaluate.env[definition.name] = evaluate(definition.expr)
+
+    last = np.maximum(lengths - 1, 0)
+    rows = np.arange(len(batch))
+    accept = next_values = None
+    if checked.accept is not None:
+        accept = evaluate(checked.accept)[rows, last] if len(batch) else np.zeros(0, dtype=bool)
+    else:
+        next_values = {token: evaluate(expr) for token, expr in checked.next_tokens}
+    return RunResult(
+        tokens=tuple(batch),
+        lengths=lengths,
+        offsets=offsets,
+        accept=accept,
+        next=next_values,
+        values=dict(evaluate.env) if trace else None,
+    )
+
+
+def accepts(program: ast.Program | CheckedProgram, tokens: Tokens, *, offset: int = 0) -> bool:
+    """Whether ``program`` accepts one input.
+
+    >>> from crasp.parser import parse
+    >>> accepts(parse('A = #"a" == 2'), "a b a")
+    True
+    """
+    result = run(program, [tokens], offset=offset)
+    if result.accept is None:
+        raise ValueError("the program declares 'next' outputs, not acceptance")
+    return bool(result.accept[0])

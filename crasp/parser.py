@@ -1,0 +1,301 @@
+"""Parse C-RASP source text into :mod:`crasp.ast` nodes with the Lark grammar ``grammar.lark``.
+
+>>> program = parse('C = # "a"\\nA = C >= 2')
+>>> program.definitions[1].expr
+Compare(op='>=', left=Ref(name='C'), right=Const(value=2))
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from importlib import resources
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from . import ast
+from .errors import CraspSyntaxError, SortError, SourceError
+
+_CMP = {
+    "<": operator.lt, "<=": operator.le, "==": operator.eq,
+    "!=": operator.ne, ">=": operator.ge, ">": operator.gt,
+}
+
+_TERMINAL_NAMES = {
+    "NAME": "a name",
+    "STRING": 'a token literal such as "a"',
+    "INT": "an integer",
+    "SIGNED_INT": "an integer",
+    "CMP_OP": "a comparison (< <= == != >= >)",
+    "IMPORT": "'#import'",
+    "$END": "end of input",
+}
+
+
+@functools.cache
+def _lark() -> Lark:
+    grammar = resources.files("crasp").joinpath("grammar.lark").read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True)
+
+
+def parse(text: str, source: str = "<program>") -> ast.Program:
+    """Parse program ``text``; ``source`` names it in error messages.
+
+    Raises :class:`~crasp.errors.CraspSyntaxError` (or a static error for non-linear arithmetic
+    and malformed positional syntax) carrying file, line, column and what was expected.
+    """
+    try:
+        tree = _lark().parse(text)
+    except UnexpectedInput as error:
+        raise _syntax_error(error, text, source) from None
+    try:
+        statements = _ToAst().transform(tree)
+    except VisitError as error:
+        inner = error.orig_exc
+        if isinstance(inner, SourceError):
+            raise type(inner)(inner.message, inner.loc, source=source, text=text) from None
+        raise
+    return ast.Program(tuple(statements), source=source, comments=_comments(text), text=text)
+
+
+def parse_file(path: str | Path) -> ast.Program:
+    """Parse the program stored at ``path`` (errors name the file)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise CraspSyntaxError(f"file is not UTF-8 text ({error.reason})", source=str(path)) from None
+    return parse(text, source=str(path))
+
+
+# ---------------------------------------------------------------- syntax errors
+
+
+def _describe_terminal(name: str) -> str:
+    if name in _TERMINAL_NAMES:
+        return _TERMINAL_NAMES[name]
+    for terminal in _lark().terminals:
+        if terminal.name == name and terminal.pattern.type == "str":
+            return repr(terminal.pattern.value)
+    return name
+
+
+def _describe_token(token: Token) -> str:
+    if token.type == "$END":
+        return "end of input"
+    if token.type in ("NAME", "STRING", "INT", "SIGNED_INT"):
+        return f"{_TERMINAL_NAMES[token.type].split(' such')[0]} {token.value}"
+    return repr(str(token.value))
+
+
+def _syntax_error(error: UnexpectedInput, text: str, source: str) -> CraspSyntaxError:
+    if isinstance(error, UnexpectedCharacters):
+        char = text[error.pos_in_stream]
+        loc = ast.Loc(error.line, error.column, error.line, error.column + 1)
+        message = f"unexpected character {char!r}"
+        if char == '"':
+            message = "unterminated token literal (a literal ends with \" on the same line)"
+        expected = tuple(sorted({_describe_terminal(n) for n in error.allowed or ()}))
+        return CraspSyntaxError(message, loc, source=source, text=text, expected=expected)
+    if isinstance(error, UnexpectedToken):
+        token = error.token
+        expected = tuple(sorted({_describe_terminal(n) for n in error.accepts or error.expected}))
+        if token.type == "$END":
+            lines = text.rstrip().splitlines() or [""]
+            line, column = len(lines), len(lines[-1]) + 1
+            return CraspSyntaxError(
+                "unexpected end of input", ast.Loc(line, column, line, column + 1),
+                source=source, text=text, expected=expected,
+            )
+        loc = ast.Loc(token.line, token.column, token.end_line, token.end_column)
+        message = f"unexpected {_describe_token(token)}"
+        if token.value == "=":
+            message += " (is the previous statement incomplete, or did you mean '=='?)"
+        return CraspSyntaxError(message, loc, source=source, text=text, expected=expected)
+    if isinstance(error, UnexpectedEOF):  # pragma: no cover - LALR reports $END tokens instead
+        return CraspSyntaxError("unexpected end of input", source=source, text=text)
+    raise error  # pragma: no cover
+
+
+# ---------------------------------------------------------------- comments
+
+
+def _comments(text: str) -> tuple[ast.Comment, ...]:
+    """``//`` comments outside token literals, with their positions."""
+    found = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        in_string = escaped = False
+        for index, char in enumerate(line):
+            if in_string:
+                if escaped:
+                    escaped = False
+                elif char == "\\":
+                    escaped = True
+                elif char == '"':
+                    in_string = False
+            elif char == '"':
+                in_string = True
+            elif line.startswith("//", index):
+                found.append(ast.Comment(line[index:].rstrip(), number, index + 1))
+                break
+    return tuple(found)
+
+
+# ---------------------------------------------------------------- tree -> AST
+
+
+def _loc(meta) -> ast.Loc | None:
+    if getattr(meta, "empty", True):
+        return None
+    return ast.Loc(meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+def _token_loc(token: Token) -> ast.Loc:
+    return ast.Loc(token.line, token.column, token.end_line, token.end_column)
+
+
+def unquote(literal: str) -> str:
+    """The token named by a string literal (``"a"`` -> ``a``; ``\\"`` and ``\\\\`` escapes)."""
+    body, out, index = literal[1:-1], [], 0
+    while index < len(body):
+        if body[index] == "\\" and index + 1 < len(body):
+            index += 1
+        out.append(body[index])
+        index += 1
+    return "".join(out)
+
+
+def _int(token: Token) -> int:
+    return int(token.value)
+
+
+def _require_position_names(names: list[Token], expected: list[str], what: str) -> None:
+    for token, want in zip(names, expected):
+        if token.value != want:
+            raise CraspSyntaxError(
+                f"{what} is written with '{want}' for the current position, found '{token.value}'",
+                _token_loc(token),
+            )
+
+
+@v_args(meta=True)
+class _ToAst(Transformer):
+    def start(self, meta, children):
+        return children
+
+    def import_stmt(self, meta, children):
+        return ast.Import(children[1].value, _loc(meta))
+
+    def definition(self, meta, children):
+        name, expr = children
+        return ast.Definition(name.value, expr, _loc(meta))
+
+    def accept_stmt(self, meta, children):
+        return ast.Accept(children[0], _loc(meta))
+
+    def next_stmt(self, meta, children):
+        token, expr = children
+        return ast.NextToken(unquote(token.value), expr, _loc(meta))
+
+    def cond(self, meta, children):
+        then, condition, otherwise = children
+        return ast.Cond(then, condition, otherwise, _loc(meta))
+
+    def or_(self, meta, children):
+        return ast.Or(children[0], children[1], _loc(meta))
+
+    def and_(self, meta, children):
+        return ast.And(children[0], children[1], _loc(meta))
+
+    def not_(self, meta, children):
+        return ast.Not(children[0], _loc(meta))
+
+    def compare(self, meta, children):
+        left, op, right = children
+        return ast.Compare(op.value, left, right, _loc(meta))
+
+    def add(self, meta, children):
+        return ast.Add(children[0], children[1], _loc(meta))
+
+    def sub(self, meta, children):
+        return ast.Sub(children[0], children[1], _loc(meta))
+
+    def mul(self, meta, children):
+        left, right = children
+        if isinstance(left, ast.Const):
+            return ast.Scale(left.value, right, _loc(meta))
+        if isinstance(right, ast.Const):
+            return ast.Scale(right.value, left, _loc(meta))
+        raise SortError(
+            "multiplication needs an integer literal on one side (C-RASP is linear): write 'k * expr'",
+            _loc(meta),
+        )
+
+    def neg(self, meta, children):
+        (operand,) = children
+        if isinstance(operand, ast.Const):
+            return ast.Const(-operand.value, _loc(meta))
+        return ast.Scale(-1, operand, _loc(meta))
+
+    def count(self, meta, children):
+        guard, operand = children
+        return ast.Count(operand, guard, _loc(meta))
+
+    def named_guard(self, meta, children):
+        return ast.NamedGuard(children[0].value, _loc(meta))
+
+    def offset_set(self, meta, children):
+        i, j, offsets = children
+        _require_position_names([i, j], ["i", "j"], "a guard")
+        return ast.OffsetSet(offsets, _loc(meta))
+
+    def offset_compare(self, meta, children):
+        i, j, op, bound = children
+        _require_position_names([i, j], ["i", "j"], "a guard")
+        return ast.OffsetCompare(op.value, bound, _loc(meta))
+
+    def token(self, meta, children):
+        return ast.TokenIs(unquote(children[0].value), _loc(meta))
+
+    def ref(self, meta, children):
+        return ast.Ref(children[0].value, _loc(meta))
+
+    def const(self, meta, children):
+        return ast.Const(_int(children[0]), _loc(meta))
+
+    def true(self, meta, children):
+        return ast.BoolConst(True, _loc(meta))
+
+    def false(self, meta, children):
+        return ast.BoolConst(False, _loc(meta))
+
+    def min_(self, meta, children):
+        return ast.Min(children[0], children[1], _loc(meta))
+
+    def max_(self, meta, children):
+        return ast.Max(children[0], children[1], _loc(meta))
+
+    def periodic_set(self, meta, children):
+        name, modulus, residues = children
+        _require_position_names([name], ["i"], "a periodic predicate")
+        return ast.Periodic(_int(modulus), residues, _loc(meta))
+
+    def periodic_eq(self, meta, children):
+        name, modulus, op, residue = children
+        _require_position_names([name], ["i"], "a periodic predicate")
+        m, r = _int(modulus), _int(residue)
+        if m < 1 or op.value == "==":
+            return ast.Periodic(m, frozenset({r}), _loc(meta))  # the checker validates the range
+        compare = _CMP[op.value]
+        return ast.Periodic(m, frozenset(x for x in range(m) if compare(x, r)), _loc(meta))
+
+    def int_set(self, meta, children):
+        return frozenset(c for c in children if c is not None)
+
+    def signed_int(self, meta, children):
+        return _int(children[0])
+
+
+__all__ = ["parse", "parse_file", "unquote"]

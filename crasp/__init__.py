@@ -1,7 +1,7 @@
 """C-RASP[periodic, local]: parse, check, run and trace programs.
 
 >>> import crasp
->>> program = crasp.parse('C = #"a" - #"b"\nA = C == 0')
+>>> program = crasp.parse('C = #"a" - #"b"\\nA = C == 0')
 >>> crasp.run(program, ["a b", "a a b"]).accept.tolist()
 [True, False]
 """

@@ -40,7 +40,8 @@ class RunResult:
 
     ``accept[b]`` is the verdict on input ``b`` (for acceptance programs); ``next[t][b, k]`` is
     next(t) at position k+1 (for token-producing programs); ``values[name][b, k]`` is every
-    definition's value at position k+1 when tracing was asked for. Arrays are padded to the
+    definition's value at position k+1, and ``accept_values`` the accept output's, when tracing
+    was asked for. Arrays are padded to the
     longest input: position k of input b is real only for k < lengths[b].
     """
 
@@ -50,6 +51,7 @@ class RunResult:
     accept: np.ndarray | None
     next: dict[str, np.ndarray] | None
     values: dict[str, np.ndarray] | None = field(default=None, repr=False)
+    accept_values: np.ndarray | None = field(default=None, repr=False)
 
     def values_at(self, index: int) -> dict[str, np.ndarray]:
         """Each definition's values on input ``index`` (requires ``trace=True``)."""
@@ -239,9 +241,10 @@ def run(
 
     last = np.maximum(lengths - 1, 0)
     rows = np.arange(len(batch))
-    accept = next_values = None
+    accept = next_values = accept_values = None
     if checked.accept is not None:
-        accept = evaluate(checked.accept)[rows, last] if len(batch) else np.zeros(0, dtype=bool)
+        accept_values = evaluate(checked.accept)
+        accept = accept_values[rows, last] if len(batch) else np.zeros(0, dtype=bool)
     else:
         next_values = {token: evaluate(expr) for token, expr in checked.next_tokens}
     return RunResult(
@@ -251,17 +254,19 @@ def run(
         accept=accept,
         next=next_values,
         values=dict(evaluate.env) if trace else None,
+        accept_values=accept_values if trace else None,
     )
 
 
-def accepts(program: ast.Program | CheckedProgram, tokens: Tokens, *, offset: int = 0) -> bool:
-    """Whether ``program`` accepts one input.
+def accepts(program: ast.Program | CheckedProgram, tokens: Tokens, *, offset: int = 0,
+            allow_unknown: bool = False, alphabet: Iterable[str] = ()) -> bool:
+    """Whether ``program`` accepts one input (arguments as for :func:`run`).
 
     >>> from crasp.parser import parse
-    >>> accepts(parse('A = #"a" == 2'), "a b a")
+    >>> accepts(parse('A = #"a" == 2'), "a b a", alphabet=["b"])
     True
     """
-    result = run(program, [tokens], offset=offset)
+    result = run(program, [tokens], offset=offset, allow_unknown=allow_unknown, alphabet=alphabet)
     if result.accept is None:
         raise ValueError("the program declares 'next' outputs, not acceptance")
     return bool(result.accept[0])

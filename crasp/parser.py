@@ -97,8 +97,8 @@ def _syntax_error(error: UnexpectedInput, text: str, source: str) -> CraspSyntax
         message = f"unexpected character {char!r}"
         if char == '"':
             message = "unterminated token literal (a literal ends with \" on the same line)"
-        expected = tuple(sorted({_describe_terminal(n) for n in error.allowed or ()}))
-        return CraspSyntaxError(message, loc, source=source, text=text, expected=expected)
+        # The lexer's allowed set is LALR-approximate here, so it is not shown.
+        return CraspSyntaxError(message, loc, source=source, text=text)
     if isinstance(error, UnexpectedToken):
         token = error.token
         expected = tuple(sorted({_describe_terminal(n) for n in error.accepts or error.expected}))
@@ -171,11 +171,14 @@ def _int(token: Token) -> int:
     return int(token.value)
 
 
+_POSITION_ROLES = {"i": "the current position", "j": "the counted position"}
+
+
 def _require_position_names(names: list[Token], expected: list[str], what: str) -> None:
     for token, want in zip(names, expected):
         if token.value != want:
             raise CraspSyntaxError(
-                f"{what} is written with '{want}' for the current position, found '{token.value}'",
+                f"{what} is written with '{want}' for {_POSITION_ROLES[want]}, found '{token.value}'",
                 _token_loc(token),
             )
 

@@ -1,0 +1,3 @@
+B = "a"
+accept B
+next "a" = B

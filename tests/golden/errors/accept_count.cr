@@ -1,0 +1,2 @@
+C = #"a"
+accept C

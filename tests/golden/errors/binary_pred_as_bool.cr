@@ -1,0 +1,2 @@
+#import pred
+D = pred && "a"

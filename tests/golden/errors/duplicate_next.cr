@@ -1,0 +1,3 @@
+B = "a"
+next "a" = B
+next "a" = !B

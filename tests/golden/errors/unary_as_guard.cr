@@ -1,0 +1,3 @@
+#import pos_even
+C = #[pos_even] "a"
+D = C > 0

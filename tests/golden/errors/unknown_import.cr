@@ -1,0 +1,2 @@
+#import pos_prime
+D = pos_prime

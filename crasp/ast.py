@@ -236,7 +236,15 @@ class NextToken:
     loc: Loc | None = _loc()
 
 
-Statement = Union[Import, Definition, Accept, NextToken]
+@dataclass(frozen=True)
+class Alphabet:
+    """``alphabet {"a", "b"}``: symbols of the input besides those the program mentions."""
+
+    tokens: frozenset[str]
+    loc: Loc | None = _loc()
+
+
+Statement = Union[Import, Alphabet, Definition, Accept, NextToken]
 
 
 @dataclass(frozen=True)

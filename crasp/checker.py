@@ -121,9 +121,18 @@ class _Checker:
         accept: ast.Expr | None = None
         accept_loc = None
         next_tokens: dict[str, ast.Expr] = {}
+        alphabet_loc = None
         for statement in self.program.statements:
             if isinstance(statement, ast.Import):
                 self.import_(statement)
+            elif isinstance(statement, ast.Alphabet):
+                if alphabet_loc is not None:
+                    raise OutputError(
+                        f"a second 'alphabet' declaration (the first is at line {_line(alphabet_loc)})",
+                        statement.loc,
+                    )
+                alphabet_loc = statement.loc
+                self.alphabet |= statement.tokens
             elif isinstance(statement, ast.Definition):
                 self.define(statement)
             elif isinstance(statement, ast.Accept):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence, Union
+from typing import Iterable, Iterator, Sequence, Union
 
 import numpy as np
 
@@ -256,6 +256,34 @@ def run(
         values=dict(evaluate.env) if trace else None,
         accept_values=accept_values if trace else None,
     )
+
+
+def run_in_chunks(
+    program: ast.Program | CheckedProgram,
+    inputs: Sequence[Tokens],
+    *,
+    cells: int = 1 << 22,
+    **options,
+) -> Iterator[tuple[list[int], RunResult]]:
+    """Run many inputs in batches of similar length, bounding padded cells per batch.
+
+    Yields ``(indices, result)``: row r of ``result`` is input ``indices[r]``. Options are those
+    of :func:`run`. Use it for large, ragged collections where one padded batch is wasteful.
+    """
+    checked = program if isinstance(program, CheckedProgram) else check(program)
+    batch = [_as_tokens(item) for item in inputs]
+    order = sorted(range(len(batch)), key=lambda k: len(batch[k]))
+    offset = options.pop("offset", 0)
+    per_input = np.broadcast_to(np.asarray(offset, dtype=np.int64), (len(batch),))
+    start = 0
+    while start < len(order):
+        stop = start + 1
+        while stop < len(order) and (stop + 1 - start) * len(batch[order[stop]]) <= cells:
+            stop += 1
+        indices = order[start:stop]
+        result = run(checked, [batch[k] for k in indices], offset=per_input[indices], **options)
+        yield indices, result
+        start = stop
 
 
 def accepts(program: ast.Program | CheckedProgram, tokens: Tokens, *, offset: int = 0,

@@ -85,8 +85,12 @@ def _describe_terminal(name: str) -> str:
 def _describe_token(token: Token) -> str:
     if token.type == "$END":
         return "end of input"
-    if token.type in ("NAME", "STRING", "INT", "SIGNED_INT"):
-        return f"{_TERMINAL_NAMES[token.type].split(' such')[0]} {token.value}"
+    if token.type == "NAME":
+        return f"name '{token.value}'"
+    if token.type == "STRING":
+        return f"token literal {token.value}"
+    if token.type in ("INT", "SIGNED_INT"):
+        return f"integer {token.value}"
     return repr(str(token.value))
 
 
@@ -190,6 +194,9 @@ class _ToAst(Transformer):
 
     def import_stmt(self, meta, children):
         return ast.Import(children[1].value, _loc(meta))
+
+    def alphabet_stmt(self, meta, children):
+        return ast.Alphabet(frozenset(unquote(c.value) for c in children if c is not None), _loc(meta))
 
     def definition(self, meta, children):
         name, expr = children

@@ -108,6 +108,8 @@ def format_statement(statement: ast.Statement) -> str:
     """Source text of one statement."""
     if isinstance(statement, ast.Import):
         return f"#import {statement.name}"
+    if isinstance(statement, ast.Alphabet):
+        return "alphabet {" + ", ".join(_quote(t) for t in sorted(statement.tokens)) + "}"
     if isinstance(statement, ast.Definition):
         return f"{statement.name} = {format_expr(statement.expr)}"
     if isinstance(statement, ast.Accept):

@@ -126,6 +126,8 @@ def programs(
     imported_binary = draw(st.lists(st.sampled_from(binary), unique=True, max_size=1)) if local else []
     scope = _Scope(imported_unary, imported_binary)
     statements: list[ast.Statement] = [ast.Import(n) for n in imported_unary + imported_binary]
+    if draw(st.booleans()):
+        statements.append(ast.Alphabet(frozenset(draw(st.sets(st.sampled_from(alphabet))))))
 
     count = draw(st.integers(1, max_definitions))
     for index in range(count):

@@ -2,6 +2,8 @@
 // (Huang et al., arXiv 2410.02140). Correct at every position offset: the parity of the
 // length is read against the parity of the first position, not the absolute position.
 
+alphabet {"a", "b"}
+
 All_a = #!"a" == 0
 First = #true == 1
 Start_even = #(First && i mod 2 in {0}) == 1

@@ -1,0 +1,239 @@
+"""The ``crasp`` command: run, check and format C-RASP programs.
+
+Exit status: 0 on success, 1 when the program or an input is in error (the message says where),
+2 for a malformed command line. No traceback is shown for user errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Callable, Sequence
+
+from . import __name__ as _package
+from .ast import Program
+from .checker import CheckedProgram, check
+from .errors import CraspError, SourceError
+from .interpreter import run_in_chunks
+from .parser import parse, parse_file
+from .printer import format_program
+
+
+class CommandError(CraspError):
+    """A user error in the command's arguments (missing file, bad option value)."""
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def load_program(spec: str) -> Program:
+    """A program from a file path, or by name from the library (``dyck1``)."""
+    path = Path(spec)
+    if path.exists():
+        if path.is_dir():
+            raise CommandError(f"'{spec}' is a directory, not a program file")
+        return parse_file(path)
+    from . import library
+
+    if spec in library.names():
+        return library.load(spec)
+    raise CommandError(
+        f"no program file '{spec}' (library programs: {', '.join(library.names())})"
+    )
+
+
+def read_inputs(tokens: Sequence[str], stdin) -> list[list[str]]:
+    """One input from command-line tokens, or one per non-empty, non-comment line of stdin."""
+    if tokens:
+        return [" ".join(tokens).split()]
+    inputs = []
+    for line in stdin:
+        stripped = line.strip()
+        if stripped and not stripped.startswith("//"):
+            inputs.append(stripped.split())
+    return inputs
+
+
+def describe(checked: CheckedProgram) -> dict:
+    info = checked.info
+    outputs = ["accept"] if checked.accept is not None else [f'next "{t}"' for t, _ in checked.next_tokens]
+    return {
+        "source": checked.program.source,
+        "class": info.model_class,
+        "plain": info.plain,
+        "definitions": info.definitions,
+        "depth": info.depth,
+        "periods": sorted(info.periods),
+        "period": info.period,
+        "offsets": sorted(info.offsets),
+        "alphabet": sorted(info.alphabet),
+        "outputs": outputs,
+    }
+
+
+# ---------------------------------------------------------------- commands
+
+
+def cmd_run(args, out, err) -> int:
+    checked = check(load_program(args.program))
+    inputs = read_inputs(args.tokens, sys.stdin)
+    if not inputs:
+        raise CommandError("no input: give tokens after the program, or lines on standard input")
+    verdicts: list[str] = [""] * len(inputs)
+    collected = {}
+    for indices, result in run_in_chunks(
+        checked, inputs, offset=args.offset, trace=bool(args.trace), allow_unknown=args.allow_unknown
+    ):
+        for row, index in enumerate(indices):
+            if result.accept is not None:
+                verdicts[index] = "accept" if result.accept[row] else "reject"
+            else:
+                verdicts[index] = " ".join(t if t is not None else "?" for t in result.next_tokens(row))
+        if args.trace:
+            from .trace import traces
+
+            collected.update(zip(indices, traces(result, checked)))
+    for verdict in verdicts:
+        print(verdict, file=out)
+    if args.trace:
+        from .trace import write_traces
+
+        ordered = [collected[i] for i in range(len(inputs))]
+        written = write_traces(ordered, args.trace, title=f"Trace of {checked.program.source}")
+        print(f"trace written to {written}", file=err)
+    return 0
+
+
+def cmd_check(args, out, err) -> int:
+    status = 0
+    for spec in args.programs:
+        try:
+            summary = describe(check(load_program(spec)))
+        except CraspError as error:
+            print(error, file=err)
+            status = 1
+            continue
+        if args.json:
+            print(json.dumps(summary), file=out)
+            continue
+        dash = lambda values: ", ".join(map(str, values)) or "-"  # noqa: E731
+        print(
+            f"{summary['source']}: ok\n"
+            f"  class:       {summary['class']}\n"
+            f"  definitions: {summary['definitions']}, count depth {summary['depth']}\n"
+            f"  periods:     {dash(summary['periods'])} (period {summary['period']})\n"
+            f"  offsets:     {dash(summary['offsets'])}\n"
+            f"  alphabet:    {dash(summary['alphabet'])}\n"
+            f"  outputs:     {dash(summary['outputs'])}",
+            file=out,
+        )
+    return status
+
+
+def cmd_fmt(args, out, err) -> int:
+    status = 0
+    for spec in args.programs:
+        program = load_program(spec)
+        formatted = format_program(program)
+        if parse(formatted) != program:  # pragma: no cover - guarded by the round-trip tests
+            raise CraspError(f"{spec}: formatting would change the program; please report this")
+        if args.check:
+            if formatted != (program.text or ""):
+                print(f"{spec}: would reformat", file=err)
+                status = 1
+        elif args.in_place:
+            Path(spec).write_text(formatted, encoding="utf-8")
+        else:
+            out.write(formatted)
+    return status
+
+
+def cmd_demo(args, out, err) -> int:
+    from .demo import demo
+
+    demo(Path(args.out), out)
+    return 0
+
+
+# ---------------------------------------------------------------- parser and entry point
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="crasp",
+        description="Write, check, run and trace C-RASP[periodic, local] programs.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run_p = commands.add_parser(
+        "run", help="run a program on inputs",
+        description="Run PROGRAM (a .cr file or a library name) on one input given as TOKENS, or on "
+        "each line of standard input; print one verdict per input: accept/reject, or the predicted "
+        "next token at every position (? where no single next(t) holds).",
+    )
+    run_p.add_argument("program", metavar="PROGRAM")
+    run_p.add_argument("tokens", nargs="*", metavar="TOKENS", help="whitespace-separated tokens")
+    run_p.add_argument("--trace", metavar="FILE", help="write a trace: FILE.html (a page) or FILE.txt")
+    run_p.add_argument("--offset", type=int, default=0, help="absolute position of token 1 is OFFSET+1")
+    run_p.add_argument("--allow-unknown", action="store_true",
+                       help="accept tokens the program never mentions (they match no literal)")
+    run_p.set_defaults(handler=cmd_run)
+
+    check_p = commands.add_parser(
+        "check", help="check programs statically",
+        description="Check programs: names, sorts, periodic/local predicates and outputs. Prints the "
+        "program's class (plain C-RASP or periodic/local), count depth, periods and offsets.",
+    )
+    check_p.add_argument("programs", nargs="+", metavar="PROGRAM")
+    check_p.add_argument("--json", action="store_true", help="one JSON object per program")
+    check_p.set_defaults(handler=cmd_check)
+
+    fmt_p = commands.add_parser(
+        "fmt", help="format programs",
+        description="Print programs in canonical form (comments kept); -i rewrites the files.",
+    )
+    fmt_p.add_argument("programs", nargs="+", metavar="PROGRAM")
+    mode = fmt_p.add_mutually_exclusive_group()
+    mode.add_argument("-i", "--in-place", action="store_true", help="rewrite the files")
+    mode.add_argument("--check", action="store_true", help="exit 1 if a file is not formatted")
+    fmt_p.set_defaults(handler=cmd_fmt)
+
+    demo_p = commands.add_parser("demo", help="a short tour on the library's programs")
+    demo_p.add_argument("--out", default="demo-output", help="folder for the demo's files")
+    demo_p.set_defaults(handler=cmd_demo)
+    return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("crasp-lengthgen")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "unknown"
+
+
+def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
+    """Entry point; returns the exit status (the console script passes it to the shell)."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # argparse reports usage errors itself
+        return int(stop.code or 0)
+    handler: Callable = args.handler
+    try:
+        return handler(args, out, err)
+    except CraspError as error:
+        print(error if isinstance(error, SourceError) else f"crasp: error: {error}", file=err)
+        return 1
+    except OSError as error:
+        print(f"crasp: error: {error.strerror or error}: {error.filename or ''}".rstrip(": "), file=err)
+        return 1
+    except KeyboardInterrupt:
+        print("crasp: interrupted", file=err)
+        return 130

@@ -1,0 +1,2 @@
+alphabet {"a", b}
+D = "a"

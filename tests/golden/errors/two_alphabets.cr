@@ -1,0 +1,3 @@
+alphabet {"a"}
+alphabet {"b"}
+D = "a"

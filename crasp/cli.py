@@ -222,7 +222,12 @@ def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
     err = err or sys.stderr
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        # Tokens may follow options (crasp run P --offset 1 a b): argparse leaves them as extras.
+        args, extras = parser.parse_known_args(argv)
+        if extras and (args.command != "run" or any(e.startswith("--") for e in extras)):
+            parser.error(f"unrecognized arguments: {' '.join(extras)}")
+        if extras:
+            args.tokens = [*args.tokens, *extras]
     except SystemExit as stop:  # argparse reports usage errors itself
         return int(stop.code or 0)
     handler: Callable = args.handler

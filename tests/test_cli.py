@@ -1,0 +1,131 @@
+"""The crasp command: verdicts, traces, checks, formatting, exit codes and error messages."""
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from crasp.cli import main
+from crasp.library import path as library_path
+
+DYCK = str(library_path("dyck1"))
+
+
+def crasp(*argv, stdin=None, monkeypatch=None):
+    out, err = io.StringIO(), io.StringIO()
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    status = main(list(argv), out, err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_run_tokens_on_the_command_line():
+    assert crasp("run", DYCK, "(", "(", ")", ")") == (0, "accept\n", "")
+    assert crasp("run", DYCK, "( ) ) (")[:2] == (0, "reject\n")
+
+
+def test_run_reads_one_input_per_line(monkeypatch):
+    stdin = "( )\n\n// a comment line\n) (\n( ( ) )\n"
+    status, out, _ = crasp("run", "dyck1", stdin=stdin, monkeypatch=monkeypatch)
+    assert (status, out.split()) == (0, ["accept", "reject", "accept"])
+
+
+def test_run_offset_reaches_periodic_predicates():
+    assert crasp("run", "aa_star_crasp", "a a")[1] == "accept\n"
+    assert crasp("run", "aa_star_crasp", "--offset", "1", "a a")[1] == "reject\n"
+
+
+def test_run_next_token_program(tmp_path):
+    program = tmp_path / "maj.cr"
+    program.write_text('A = #"a"\nB = #"b"\nnext "a" = A > B\nnext "b" = B > A\n')
+    assert crasp("run", str(program), "a b b a a") == (0, "a ? b ? a\n", "")
+
+
+@pytest.mark.parametrize("suffix", [".html", ".txt"])
+def test_run_writes_traces(tmp_path, monkeypatch, suffix):
+    target = tmp_path / f"trace{suffix}"
+    status, out, err = crasp("run", DYCK, "--trace", str(target), stdin="( )\n) (\n", monkeypatch=monkeypatch)
+    assert status == 0 and "trace written" in err
+    text = target.read_text()
+    for name in ("C_open", "C_close", "V", "D"):
+        assert name in text
+    if suffix == ".html":
+        assert text.startswith("<!DOCTYPE html>") and text.count("<table>") == 2
+    else:
+        assert "# input 2" in text
+
+
+def test_unknown_token_is_a_clear_error():
+    status, out, err = crasp("run", DYCK, "( x )")
+    assert status == 1 and out == ""
+    assert "token 'x' is not in the program's alphabet" in err and "position 2" in err
+    assert crasp("run", DYCK, "--allow-unknown", "( x )")[:2] == (0, "accept\n")
+
+
+def test_program_errors_are_located(tmp_path):
+    bad = tmp_path / "bad.cr"
+    bad.write_text('C = #"a"\nD = C && "b"\n')
+    status, _, err = crasp("run", str(bad), "a")
+    assert status == 1
+    assert err.startswith(f"{bad}:2:5: error: '&&' combines Booleans")
+    assert "Traceback" not in err
+
+
+def test_missing_program_and_empty_input(monkeypatch):
+    status, _, err = crasp("run", "no_such_program.cr", "a")
+    assert status == 1 and "no program file 'no_such_program.cr'" in err
+    status, _, err = crasp("run", DYCK, stdin="\n", monkeypatch=monkeypatch)
+    assert status == 1 and "no input" in err
+
+
+def test_check_summarises_programs():
+    status, out, _ = crasp("check", DYCK, "aa_star", "contains_ab")
+    assert status == 0
+    assert "class:       C-RASP (NoPE)" in out
+    assert "periods:     2 (period 2)" in out
+    assert "offsets:     1" in out
+    status, out, _ = crasp("check", "--json", "contains_ab")
+    summary = json.loads(out)
+    assert summary["offsets"] == [1] and summary["plain"] is False and summary["depth"] == 2
+
+
+def test_check_reports_each_bad_program(tmp_path):
+    bad = tmp_path / "bad.cr"
+    bad.write_text("D = x > 1\n")
+    status, out, err = crasp("check", str(bad), DYCK)
+    assert status == 1
+    assert "undefined name 'x'" in err and f"{DYCK}: ok" in out
+
+
+def test_fmt(tmp_path):
+    messy = tmp_path / "messy.cr"
+    messy.write_text('// keep me\nC=#"a"   // count\n\n\nD=C>=1&&!("b")\n')
+    status, out, _ = crasp("fmt", str(messy))
+    assert status == 0
+    assert out == '// keep me\nC = #"a"  // count\n\nD = C >= 1 && !"b"\n'
+    assert crasp("fmt", "--check", str(messy))[0] == 1
+    assert crasp("fmt", "-i", str(messy))[0] == 0
+    assert messy.read_text() == out
+    assert crasp("fmt", "--check", str(messy))[0] == 0
+
+
+def test_usage_errors_exit_2():
+    assert crasp("run")[0] == 2
+    assert crasp("frobnicate")[0] == 2
+
+
+def test_console_script_long_input_and_no_traceback(tmp_path):
+    tokens = " ".join(["("] * 50_000 + [")"] * 50_000)
+    done = subprocess.run(
+        [sys.executable, "-m", "crasp", "run", DYCK], input=tokens + "\n",
+        capture_output=True, text=True, check=False,
+    )
+    assert (done.returncode, done.stdout) == (0, "accept\n")
+    bad = tmp_path / "bad.cr"
+    bad.write_text("A = #\n")
+    done = subprocess.run([sys.executable, "-m", "crasp", "check", str(bad)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 1
+    assert "syntax error: unexpected end of input" in done.stderr and "Traceback" not in done.stderr

@@ -6,6 +6,7 @@
 [True, False]
 """
 
+from . import library
 from .ast import Program
 from .checker import CheckedProgram, ProgramInfo, Sort, check
 from .errors import (
@@ -26,7 +27,7 @@ from .predicates import DEFAULT_REGISTRY, PredicateRegistry, register_binary, re
 from .printer import format_expr, format_program
 
 __all__ = [
-    "Program", "CheckedProgram", "ProgramInfo", "Sort", "check",
+    "library", "Program", "CheckedProgram", "ProgramInfo", "Sort", "check",
     "CraspError", "CraspSyntaxError", "InputError", "NameResolutionError", "OutputError",
     "PredicateError", "RegistryError", "SortError", "SourceError", "StaticError",
     "RunResult", "accepts", "run", "parse", "parse_file",

@@ -52,10 +52,6 @@ class SourceError(CraspError):
         lines = self.text.splitlines()
         return lines[self.loc.line - 1] if 0 < self.loc.line <= len(lines) else None
 
-    def located(self, source: str, text: str | None) -> SourceError:
-        """The same error attributed to ``source`` (a file name) and its ``text``."""
-        return type(self)(self.message, self.loc, source=source, text=text, expected=self.expected)
-
     def render(self) -> str:
         where = self.source
         if self.loc is not None:

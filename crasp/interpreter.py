@@ -14,6 +14,7 @@ O(program size x length) per sequence, guarded counts included.
 from __future__ import annotations
 
 import operator
+from itertools import repeat
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence, Union
 
@@ -84,7 +85,7 @@ def encode(
     width = int(lengths.max(initial=0))
     ids = np.full((len(inputs), width), -1, dtype=np.int32)
     for row, seq in enumerate(inputs):
-        encoded = np.fromiter((vocabulary.get(t, -1) for t in seq), dtype=np.int32, count=len(seq))
+        encoded = np.fromiter(map(vocabulary.get, seq, repeat(-1)), dtype=np.int32, count=len(seq))
         if not allow_unknown and (encoded < 0).any():
             position = int(np.flatnonzero(encoded < 0)[0])
             known = ", ".join(repr(t) for t in sorted(vocabulary)) or "none"
@@ -101,17 +102,20 @@ def magnitude_bound(checked: CheckedProgram, length: int) -> int:
     bounds: dict[str, int] = {}
 
     def bound(node: ast.Expr) -> int:
+        # Booleans count as 1; every sub-expression is visited, so counts nested inside a
+        # comparison or a count's operand are bounded too.
         if isinstance(node, ast.Ref):
             return bounds.get(node.name, 1)
-        if isinstance(node, ast.Count):
-            return length
         if isinstance(node, ast.Const):
             return abs(node.value)
+        inner = [bound(child) for child in ast.children(node)]
+        if isinstance(node, ast.Count):
+            return max(length, *inner)
         if isinstance(node, ast.Scale):
-            return abs(node.factor) * bound(node.operand)
+            return abs(node.factor) * inner[0]
         if isinstance(node, (ast.Add, ast.Sub)):
-            return bound(node.left) + bound(node.right)
-        return max((bound(child) for child in ast.children(node)), default=1)
+            return inner[0] + inner[1]
+        return max(inner, default=1)
 
     for definition in checked.definitions:
         bounds[definition.name] = bound(definition.expr)

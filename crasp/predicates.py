@@ -135,17 +135,18 @@ class PredicateRegistry:
         return sorted(self._table)
 
 
-DEFAULT_REGISTRY = PredicateRegistry(
-    [
-        # c-rasp's `pred`: j = i - 1 (the previous position).
-        BinaryPredicate("pred", frozenset({1})),
-        # c-rasp's `pred4`: j = i - 4.
-        BinaryPredicate("pred4", frozenset({4})),
-        # c-rasp's `pos_even`: 0-based even positions, i.e. 1-based odd positions.
-        UnaryPredicate("pos_even", 2, frozenset({1})),
-        UnaryPredicate("pos_odd", 2, frozenset({0})),
-    ]
+BUILTINS: tuple[Predicate, ...] = (
+    # c-rasp's `pred`: j = i - 1 (the previous position).
+    BinaryPredicate("pred", frozenset({1})),
+    # c-rasp's `pred4`: j = i - 4.
+    BinaryPredicate("pred4", frozenset({4})),
+    # c-rasp's `pos_even`: 0-based even positions, i.e. 1-based odd positions.
+    UnaryPredicate("pos_even", 2, frozenset({1})),
+    UnaryPredicate("pos_odd", 2, frozenset({0})),
 )
+"""The predicates every registry starts from (the c-rasp examples' names)."""
+
+DEFAULT_REGISTRY = PredicateRegistry(BUILTINS)
 
 
 def register_unary(name: str, function: Callable[[int], bool], *, period: int,

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from . import ast
 from .checker import Sort
-from .predicates import DEFAULT_REGISTRY, BinaryPredicate, UnaryPredicate
+from .predicates import BUILTINS, BinaryPredicate, UnaryPredicate
 
 DEFAULT_ALPHABET = ("a", "b", "c")
 _OPERATORS = ast.COMPARISON_OPERATORS
@@ -120,8 +120,8 @@ def programs(
     """
     if outputs == "any":
         outputs = draw(st.sampled_from(["default", "accept", "next"]))
-    unary = [n for n in DEFAULT_REGISTRY.names() if isinstance(DEFAULT_REGISTRY[n], UnaryPredicate)]
-    binary = [n for n in DEFAULT_REGISTRY.names() if isinstance(DEFAULT_REGISTRY[n], BinaryPredicate)]
+    unary = [p.name for p in BUILTINS if isinstance(p, UnaryPredicate)]
+    binary = [p.name for p in BUILTINS if isinstance(p, BinaryPredicate)]
     imported_unary = draw(st.lists(st.sampled_from(unary), unique=True, max_size=1)) if periodic else []
     imported_binary = draw(st.lists(st.sampled_from(binary), unique=True, max_size=1)) if local else []
     scope = _Scope(imported_unary, imported_binary)

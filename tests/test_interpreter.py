@@ -59,6 +59,9 @@ def test_counts_that_could_overflow_are_refused():
     program = parse('C = 4611686018427387904 * #"a"\nA = C > 0')
     with pytest.raises(InputError, match="could exceed int64"):
         run(program, ["a"])
+    nested = parse('A = #(4611686018427387904 * #"a" > 0) > 0')
+    with pytest.raises(InputError, match="could exceed int64"):
+        run(nested, ["a"])
 
 
 def test_check_once_run_many():

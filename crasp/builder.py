@@ -21,7 +21,7 @@ next "x" = C_x > C_y && C_x > C_z
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Union
+from typing import Iterable, Union, get_args
 
 from . import ast
 from .checker import CheckedProgram, check
@@ -110,9 +110,7 @@ def lift(value: Operand) -> Expr:
         return Expr(ast.BoolConst(value))
     if isinstance(value, int):
         return Expr(ast.Const(value))
-    if isinstance(value, (ast.TokenIs, ast.BoolConst, ast.Periodic, ast.Ref, ast.Not, ast.And, ast.Or,
-                          ast.Compare, ast.Count, ast.Const, ast.Add, ast.Sub, ast.Scale, ast.Min,
-                          ast.Max, ast.Cond)):
+    if isinstance(value, get_args(ast.Expr)):
         return Expr(value)
     raise TypeError(f"cannot use {value!r} in a C-RASP expression")
 

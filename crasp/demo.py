@@ -51,7 +51,8 @@ def demo(out_dir: Path, out: TextIO) -> None:
     say()
     say(trace(dyck, "( ) ) (").to_text())
     pages = [trace(check(library.load(name)), samples[0]) for name, samples in _SAMPLES.items()]
-    path = write_traces(pages, out_dir / "traces.html", title="C-RASP library traces")
+    path = write_traces(pages, out_dir / "traces.html", title="C-RASP library traces",
+                        labels=list(_SAMPLES))
     say(f"\nHTML traces of the library examples: {path}")
 
     say("\n== 3. A generated program: majority over 150 symbols ==")

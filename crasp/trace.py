@@ -135,12 +135,14 @@ def trace(program: Program | CheckedProgram, tokens: Tokens, *, offset: int = 0,
     return traces(result, checked)[0]
 
 
-def html_page(items: Sequence[Trace], title: str = "C-RASP trace") -> str:
-    """A self-contained HTML page holding several traces."""
+def html_page(items: Sequence[Trace], title: str = "C-RASP trace",
+              labels: Sequence[str] | None = None) -> str:
+    """A self-contained HTML page holding several traces, headed "Input N" or by ``labels``."""
+    labels = labels or [f"Input {n}" for n in range(1, len(items) + 1)]
     sections = "".join(
-        f"<h2>Input {n}: <code>{html.escape(' '.join(t.tokens[:40]))}"
+        f"<h2>{html.escape(label)}: <code>{html.escape(' '.join(t.tokens[:40]))}"
         f"{' …' if len(t.tokens) > 40 else ''}</code></h2>{t.to_html()}"
-        for n, t in enumerate(items, start=1)
+        for label, t in zip(labels, items)
     )
     return (
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
@@ -150,13 +152,15 @@ def html_page(items: Sequence[Trace], title: str = "C-RASP trace") -> str:
     )
 
 
-def write_traces(items: Sequence[Trace], path: str | Path, title: str = "C-RASP trace") -> Path:
+def write_traces(items: Sequence[Trace], path: str | Path, title: str = "C-RASP trace",
+                 labels: Sequence[str] | None = None) -> Path:
     """Write traces to ``path``: an HTML page for ``.html``/``.htm``, else a text file."""
     path = Path(path)
     if path.suffix.lower() in (".html", ".htm"):
-        path.write_text(html_page(items, title), encoding="utf-8")
+        path.write_text(html_page(items, title, labels), encoding="utf-8")
     else:
-        blocks = [f"# input {n}\n{t.to_text()}" for n, t in enumerate(items, start=1)]
+        labels = labels or [f"input {n}" for n in range(1, len(items) + 1)]
+        blocks = [f"# {label}\n{t.to_text()}" for label, t in zip(labels, items)]
         path.write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
     return path
 

@@ -10,6 +10,7 @@ True
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -28,7 +29,12 @@ def _loc() -> Loc | None:
     return field(default=None, compare=False, repr=False)  # type: ignore[return-value]
 
 
-COMPARISON_OPERATORS = ("<", "<=", "==", "!=", ">=", ">")
+COMPARISONS = {
+    "<": operator.lt, "<=": operator.le, "==": operator.eq,
+    "!=": operator.ne, ">=": operator.ge, ">": operator.gt,
+}
+"""The comparison operators of the language and their meaning (on ints and numpy arrays)."""
+COMPARISON_OPERATORS = tuple(COMPARISONS)
 
 
 # ---------------------------------------------------------------- Boolean-looking leaves

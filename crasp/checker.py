@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import enum
 import math
-import operator
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -83,7 +82,7 @@ class CheckedProgram:
         return predicate.modulus, predicate.residues
 
 
-_FINITE_OPS = {"==": operator.eq, "<": operator.lt, "<=": operator.le}
+_FINITE_OPS = ("==", "<", "<=")  # i - j OP k holds for finitely many offsets i - j >= 0
 
 
 def offsets_of(guard: ast.OffsetSet | ast.OffsetCompare) -> frozenset[int]:
@@ -96,7 +95,7 @@ def offsets_of(guard: ast.OffsetSet | ast.OffsetCompare) -> frozenset[int]:
             "not local; a local guard names finitely many offsets, e.g. 'i - j in {1, 2}'",
             guard.loc,
         )
-    test = _FINITE_OPS[guard.op]
+    test = ast.COMPARISONS[guard.op]
     return frozenset(d for d in range(0, max(guard.bound, 0) + 1) if test(d, guard.bound))
 
 

@@ -13,7 +13,6 @@ O(program size x length) per sequence, guarded counts included.
 
 from __future__ import annotations
 
-import operator
 from itertools import repeat
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence, Union
@@ -28,10 +27,6 @@ from .predicates import PredicateRegistry
 Tokens = Union[str, Sequence[str]]
 """One input: a sequence of tokens, or a string of whitespace-separated tokens."""
 
-_COMPARE = {
-    "<": operator.lt, "<=": operator.le, "==": operator.eq,
-    "!=": operator.ne, ">=": operator.ge, ">": operator.gt,
-}
 _INT64_LIMIT = 2**62
 
 
@@ -176,7 +171,7 @@ class _Evaluator:
         if isinstance(node, ast.Or):
             return self(node.left) | self(node.right)
         if isinstance(node, ast.Compare):
-            return _COMPARE[node.op](self(node.left), self(node.right))
+            return ast.COMPARISONS[node.op](self(node.left), self(node.right))
         if isinstance(node, ast.Count):
             return self.count(node)
         if isinstance(node, ast.Const):

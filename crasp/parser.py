@@ -8,7 +8,6 @@ Compare(op='>=', left=Ref(name='C'), right=Const(value=2))
 from __future__ import annotations
 
 import functools
-import operator
 from importlib import resources
 from pathlib import Path
 
@@ -17,11 +16,6 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import ast
 from .errors import CraspSyntaxError, SortError, SourceError
-
-_CMP = {
-    "<": operator.lt, "<=": operator.le, "==": operator.eq,
-    "!=": operator.ne, ">=": operator.ge, ">": operator.gt,
-}
 
 _TERMINAL_NAMES = {
     "NAME": "a name",
@@ -298,7 +292,7 @@ class _ToAst(Transformer):
         m, r = _int(modulus), _int(residue)
         if m < 1 or op.value == "==":
             return ast.Periodic(m, frozenset({r}), _loc(meta))  # the checker validates the range
-        compare = _CMP[op.value]
+        compare = ast.COMPARISONS[op.value]
         return ast.Periodic(m, frozenset(x for x in range(m) if compare(x, r)), _loc(meta))
 
     def int_set(self, meta, children):

@@ -207,6 +207,10 @@ class ProgramBuilder:
         self.statements.append(ast.Definition(name, lift(value).node))
         return ref(name)
 
+    def alphabet(self, tokens: Iterable[str]) -> None:
+        """``alphabet {...}``: input symbols besides those the program mentions."""
+        self.statements.append(ast.Alphabet(frozenset(tokens)))
+
     def accept(self, value: Operand) -> None:
         self.statements.append(ast.Accept(lift(value).node))
 

@@ -7,6 +7,7 @@ Exit status: 0 on success, 1 when the program or an input is in error (the messa
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -19,6 +20,10 @@ from .errors import CraspError, SourceError
 from .interpreter import run_in_chunks
 from .parser import parse, parse_file
 from .printer import format_program
+
+
+EXTENSIONS = ("tasks.cli",)
+"""Modules whose ``add_commands(subparsers)`` adds subcommands to ``crasp``."""
 
 
 class CommandError(CraspError):
@@ -204,6 +209,14 @@ def build_parser() -> argparse.ArgumentParser:
     demo_p = commands.add_parser("demo", help="a short tour on the library's programs")
     demo_p.add_argument("--out", default="demo-output", help="folder for the demo's files")
     demo_p.set_defaults(handler=cmd_demo)
+
+    for module in EXTENSIONS:
+        # Packages built on crasp add their commands here; crasp itself imports none of them.
+        try:
+            extension = importlib.import_module(module)
+        except ModuleNotFoundError:  # pragma: no cover - a partial installation
+            continue
+        extension.add_commands(commands)
     return parser
 
 

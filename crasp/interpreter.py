@@ -261,15 +261,20 @@ def run_in_chunks(
     program: ast.Program | CheckedProgram,
     inputs: Sequence[Tokens],
     *,
-    cells: int = 1 << 22,
+    cells: int | None = None,
+    memory: int = 1 << 29,
     **options,
 ) -> Iterator[tuple[list[int], RunResult]]:
     """Run many inputs in batches of similar length, bounding padded cells per batch.
 
     Yields ``(indices, result)``: row r of ``result`` is input ``indices[r]``. Options are those
-    of :func:`run`. Use it for large, ragged collections where one padded batch is wasteful.
+    of :func:`run`. A batch holds at most ``cells`` padded positions; by default as many as keep
+    every definition's values within about ``memory`` bytes (the interpreter keeps them all).
     """
     checked = program if isinstance(program, CheckedProgram) else check(program)
+    if cells is None:
+        per_cell = 8 * (len(checked.definitions) + len(checked.next_tokens) + 4)
+        cells = max(1, min(1 << 22, memory // per_cell))
     batch = [_as_tokens(item) for item in inputs]
     order = sorted(range(len(batch)), key=lambda k: len(batch[k]))
     offset = options.pop("offset", 0)

@@ -1,0 +1,138 @@
+"""``crasp tasks`` and ``crasp verify``: the task suite on the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from crasp.checker import check
+
+from . import registry
+from .registry import Task, TaskError
+from .verify import verify
+
+
+def program_status(task: Task, variant: str) -> dict:
+    """Size, depth and positional needs of a task's library program, or why there is none."""
+    program = task.program(variant)
+    if program is None:
+        return {"program": None, "reason": task.no_program.get(variant, "")}
+    info = check(program).info
+    return {
+        "program": program.source,
+        "definitions": info.definitions,
+        "depth": info.depth,
+        "plain": info.plain,
+        "periods": sorted(info.periods),
+        "offsets": sorted(info.offsets),
+    }
+
+
+def describe(task: Task) -> dict:
+    return {
+        "name": task.name,
+        "family": task.family,
+        "format": task.format.value,
+        "symbols": len(task.symbols),
+        "train_range": list(task.train_range),
+        "bins": [list(b) for b in task.bins],
+        "paper_labels": {"ape": task.labels.ape, "nope": task.labels.nope},
+        "ape": program_status(task, "ape"),
+        "nope": program_status(task, "nope"),
+        "anchors": [{"variant": a.variant, "bins": list(a.bins), "config": a.config} for a in task.anchors],
+        "description": task.description,
+        "reference": task.reference,
+    }
+
+
+def _label(value: bool | None) -> str:
+    return "-" if value is None else ("yes" if value else "no")
+
+
+def _status(entry: dict) -> str:
+    if entry["program"] is None:
+        return "none"
+    needs = []
+    if entry["periods"]:
+        needs.append("mod " + ",".join(map(str, entry["periods"])))
+    if entry["offsets"]:
+        needs.append("i-j " + ",".join(map(str, entry["offsets"])))
+    return f"{entry['definitions']} defs, depth {entry['depth']}" + (f", {'; '.join(needs)}" if needs else "")
+
+
+def cmd_tasks(args, out, err) -> int:
+    from tabulate import tabulate
+
+    selected = [t for t in registry.all_tasks() if args.family in (None, t.family)]
+    rows = [describe(t) for t in selected]
+    if args.json:
+        print(json.dumps(rows, indent=2), file=out)
+        return 0
+    table = [
+        [r["name"], r["format"], " ".join(f"[{a},{b}]" for a, b in r["bins"]),
+         f"{_label(r['paper_labels']['ape'])}/{_label(r['paper_labels']['nope'])}",
+         _status(r["ape"]), _status(r["nope"])]
+        for r in rows
+    ]
+    headers = ["task", "format", "bins", "paper APE/NoPE", "APE program", "NoPE program"]
+    print(tabulate(table, headers=headers, tablefmt="simple"), file=out)
+    return 0
+
+
+def cmd_verify(args, out, err) -> int:
+    from crasp.cli import load_program
+    from crasp.trace import write_traces
+
+    task = registry.get(args.task)
+    program = load_program(args.program) if args.program else None
+    report = verify(
+        task, program, variant=args.variant, exhaustive_length=args.exhaustive_length,
+        samples=args.samples, max_length=args.max_length, seed=args.seed,
+    )
+    print(report.summary(), file=out)
+    if report.ok:
+        return 0
+    bad = report.counterexample
+    print("\nfirst counterexample:\n" + bad.describe(), file=out)
+    rows = len(bad.trace.rows)
+    if rows <= 60:
+        print("\n" + bad.trace.to_text(max_positions=80), file=out)
+    else:
+        print(f"\n(the trace has {rows} rows; write it with --trace FILE.html)", file=out)
+    if args.trace:
+        written = write_traces([bad.trace], Path(args.trace), title=f"Counterexample for {task.name}")
+        print(f"trace written to {written}", file=err)
+    return 1
+
+
+def add_commands(commands) -> None:
+    """Add ``tasks`` and ``verify`` to the ``crasp`` command's subparsers."""
+    tasks_p = commands.add_parser(
+        "tasks", help="list the task suite",
+        description="Every registered task with its format, length bins, the paper's expressibility "
+        "labels and the status of its library programs (size, depth, periodic/local needs).",
+    )
+    tasks_p.add_argument("--json", action="store_true", help="everything, as JSON")
+    tasks_p.add_argument("--family", help="only this family (algorithmic, ...)")
+    tasks_p.set_defaults(handler=cmd_tasks)
+
+    verify_p = commands.add_parser(
+        "verify", help="check a program against a task's reference",
+        description="Check PROGRAM (default: the task's library program) against the task's reference: "
+        "exhaustively for all inputs up to a small length, and on random inputs up to --max-length, at "
+        "every position offset modulo the program's period plus random offsets. Prints the first "
+        "counterexample with its trace; exit status 0 only if every check passed.",
+    )
+    verify_p.add_argument("task", metavar="TASK")
+    verify_p.add_argument("--program", metavar="FILE", help="a .cr file (default: the library program)")
+    verify_p.add_argument("--variant", choices=["ape", "nope"], default="ape",
+                          help="which library program: ape (periodic/local allowed) or nope (plain)")
+    verify_p.add_argument("--exhaustive-length", type=int, help="longest exhaustively checked input")
+    verify_p.add_argument("--samples", type=int, default=200, help="random inputs (default 200)")
+    verify_p.add_argument("--max-length", type=int, default=500, help="longest random input (default 500)")
+    verify_p.add_argument("--seed", type=int, default=0)
+    verify_p.add_argument("--trace", metavar="FILE", help="write the counterexample's trace (.html or .txt)")
+    verify_p.set_defaults(handler=cmd_verify)
+
+
+__all__ = ["add_commands", "describe", "program_status", "TaskError"]

@@ -1,0 +1,219 @@
+"""Tasks: generators with references, formats, length bins, labels and their library programs.
+
+A task draws an *input* x of a given length, computes the reference *answer*, and frames both as
+the token sequence a model (or a program) sees, with the positions whose next step is checked.
+
+>>> import numpy as np
+>>> task = get("bin_majority")
+>>> example = task.example(("1", "0", "1"))
+>>> example.tokens
+('<bos>', '1', '0', '1', '<sep>', '1', '<eos>')
+>>> [(example.tokens[k], target) for k, target in zip(example.checked, example.targets)]
+[('<sep>', '1'), ('1', '<eos>')]
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Iterator
+
+import numpy as np
+
+from crasp.ast import Program
+from crasp.errors import CraspError
+
+BOS, SEP, EOS = "<bos>", "<sep>", "<eos>"
+
+
+class TaskError(CraspError):
+    """An unknown task, a bad registration, or a length the task cannot produce."""
+
+
+class Format(enum.Enum):
+    SEQ2SEQ = "seq2seq"
+    """``<bos> x <sep> y <eos>``: the next token is checked from ``<sep>`` to the last of y."""
+    NEXT_SET = "next-set"
+    """The set of legal next symbols is checked at every position."""
+    ACCEPT = "accept"
+    """One verdict, read at the last position."""
+
+
+@dataclass(frozen=True)
+class Example:
+    """A framed example: ``targets[n]`` is the target at 0-based position ``checked[n]``.
+
+    A target is the next token (seq2seq), the frozenset of legal next symbols (next-set) or the
+    verdict (accept). ``length`` is the task's length L of the input; ``offset`` the position
+    offset the example is presented at (token k at absolute position offset + k).
+    """
+
+    tokens: tuple[str, ...]
+    checked: tuple[int, ...]
+    targets: tuple
+    length: int
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class Labels:
+    """The source paper's expressibility labels (None where the paper gives none)."""
+
+    ape: bool | None
+    nope: bool | None
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A published result: accuracy per length bin for one model variant."""
+
+    variant: str
+    bins: tuple[float | str, ...]
+    config: str = ""
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One task of the suite (or a user's). See :func:`register`.
+
+    ``sample_input(length, rng)`` draws x with exactly the published distribution for that
+    length; ``answer(x)`` is the reference output tokens (seq2seq), or for next-set tasks the
+    tuple of legal-next sets after each prefix; ``valid(x)`` says whether x is in the task's
+    domain (used to enumerate inputs exhaustively); ``draw_length(low, high, rng)``, where given,
+    draws a length for the bin [low, high] as the published code does (else uniformly);
+    ``train_offset(example, rng)`` draws the published random position offset of training.
+    ``max_length`` bounds the lengths a task can produce, where it has a bound. ``programs`` maps
+    "ape"/"nope" to a program factory; a missing entry has its reason in ``no_program``.
+    """
+
+    name: str
+    family: str
+    format: Format
+    symbols: tuple[str, ...]
+    outputs: tuple[str, ...]
+    sample_input: Callable[[int, np.random.Generator], tuple[str, ...]]
+    answer: Callable[[tuple[str, ...]], tuple]
+    valid: Callable[[tuple[str, ...]], bool]
+    train_range: tuple[int, int]
+    bins: tuple[tuple[int, int], ...]
+    min_length: int = 1
+    max_length: int | None = None
+    length_rule: Callable[[int, int, np.random.Generator], int] | None = None
+    train_offset: Callable[[Example, np.random.Generator], int] = lambda example, rng: 0
+    prefix: tuple[str, ...] = (BOS,)
+    separator: str | None = SEP
+    labels: Labels = Labels(None, None)
+    programs: dict[str, Callable[[], Program]] = field(default_factory=dict, compare=False)
+    no_program: dict[str, str] = field(default_factory=dict)
+    anchors: tuple[Anchor, ...] = ()
+    description: str = ""
+    reference: str = ""
+
+    @property
+    def alphabet(self) -> tuple[str, ...]:
+        """Every token an example can contain."""
+        extra = [*self.prefix, *([self.separator] if self.separator else []), EOS]
+        seen = dict.fromkeys([*extra, *self.symbols, *self.outputs])
+        return tuple(seen)
+
+    def example(self, x: Iterable[str], offset: int = 0) -> Example:
+        """Frame input ``x`` with its reference answer.
+
+        The example's length is that of x plus any filler tokens after ``<bos>`` (copy_every_kth).
+        """
+        x = tuple(x)
+        length = len(x) + len(self.prefix) - 1
+        if self.format is Format.SEQ2SEQ:
+            answer = tuple(self.answer(x))
+            head = (*self.prefix, *x, *([self.separator] if self.separator else []))
+            tokens = (*head, *answer, EOS)
+            checked = tuple(range(len(head) - 1, len(tokens) - 1))
+            return Example(tokens, checked, (*answer, EOS), length, offset)
+        if self.format is Format.NEXT_SET:
+            sets = tuple(self.answer(x))
+            tokens = (*self.prefix, *x)
+            return Example(tokens, tuple(range(len(tokens))), sets, length, offset)
+        tokens = (*self.prefix, *x)
+        return Example(tokens, (len(tokens) - 1,), (bool(self.answer(x)),), length, offset)
+
+    def sample(self, length: int, rng: np.random.Generator, *, train: bool = False) -> Example:
+        """A random example of length ``length``; training examples get the published offset."""
+        if length < self.min_length:
+            raise TaskError(f"task {self.name!r} has no inputs of length {length} (minimum {self.min_length})")
+        example = self.example(self.sample_input(length, rng))
+        if train:
+            example = Example(example.tokens, example.checked, example.targets, example.length,
+                              int(self.train_offset(example, rng)))
+        return example
+
+    def draw_length(self, low: int, high: int, rng: np.random.Generator) -> int:
+        """A length drawn as the published code draws one for the bin [low, high]."""
+        if self.length_rule is not None:
+            return self.length_rule(low, high, rng)
+        return int(rng.integers(max(low, self.min_length), high + 1))
+
+    def sample_bin(self, low: int, high: int, count: int, rng: np.random.Generator) -> list[Example]:
+        """``count`` test examples (offset 0) with lengths drawn for the bin [low, high]."""
+        return [self.sample(self.draw_length(low, high, rng), rng) for _ in range(count)]
+
+    def sample_train(self, rng: np.random.Generator) -> Example:
+        """One training example: a length from the training range, the published offset."""
+        return self.sample(self.draw_length(*self.train_range, rng), rng, train=True)
+
+    def max_input_length(self) -> int:
+        """The longest length the task can produce (distinct-symbol tasks run out of symbols)."""
+        return self.max_length if self.max_length is not None else 10**9
+
+    def program(self, variant: str = "ape") -> Program | None:
+        """The library program for "ape" (periodic/local allowed) or "nope" (plain C-RASP)."""
+        factory = self.programs.get(variant)
+        return factory() if factory else None
+
+
+_REGISTRY: dict[str, Task] = {}
+
+
+def register(task: Task, *, replace: bool = False) -> Task:
+    """Add a task to the registry (``replace=True`` to overwrite one of the same name)."""
+    if not task.name or not all(c.isalnum() or c in "_-*(){},." for c in task.name):
+        raise TaskError(f"task name {task.name!r} must be non-empty, without spaces")
+    if task.name in _REGISTRY and not replace:
+        raise TaskError(f"a task named {task.name!r} is already registered")
+    _REGISTRY[task.name] = task
+    return task
+
+
+def get(name: str) -> Task:
+    """The registered task called ``name``."""
+    _load_builtin()
+    if name not in _REGISTRY:
+        close = [n for n in _REGISTRY if name.lower() in n.lower()]
+        hint = f"; did you mean {', '.join(close[:5])}?" if close else ""
+        raise TaskError(f"no task named {name!r}{hint} (`crasp tasks` lists them)")
+    return _REGISTRY[name]
+
+
+def names(family: str | None = None) -> list[str]:
+    """Names of registered tasks, in registration order."""
+    _load_builtin()
+    return [n for n, t in _REGISTRY.items() if family is None or t.family == family]
+
+
+def all_tasks() -> Iterator[Task]:
+    _load_builtin()
+    yield from _REGISTRY.values()
+
+
+_LOADED = False
+
+
+def _load_builtin() -> None:
+    """Register the built-in suite on first use (importing a module registers nothing)."""
+    global _LOADED
+    if not _LOADED:
+        _LOADED = True
+        from . import algorithmic
+
+        for task in algorithmic.builtin_tasks():
+            register(task)

@@ -1,0 +1,202 @@
+"""Check a program against a task's reference: exhaustively on short inputs, by sampling on long ones.
+
+Every input is checked at every position offset modulo the program's period (the offsets a
+periodic predicate can tell apart) and at a few random large offsets. The first disagreement is
+returned with the program's trace on that input.
+
+>>> import tasks
+>>> report = verify(tasks.get("bin_majority"), exhaustive_length=6, samples=5, max_length=40)
+>>> report.ok, report.exhaustive_inputs
+(True, 98)
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from crasp.ast import Program
+from crasp.checker import CheckedProgram, check
+from crasp.interpreter import RunResult, run_in_chunks
+from crasp.trace import Trace, trace
+
+from .registry import Example, Format, Task, TaskError
+
+EXHAUSTIVE_BUDGET = 20_000  # inputs enumerated by default
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """Where a program and the reference first disagree (``position`` indexes ``example.tokens``)."""
+
+    example: Example
+    offset: int
+    position: int
+    expected: object
+    got: object
+    trace: Trace
+
+    def describe(self) -> str:
+        tokens = " ".join(self.example.tokens)
+        return (f"input (offset {self.offset}): {tokens}\n"
+                f"at position {self.position + 1} (token {self.example.tokens[self.position]!r}): "
+                f"expected {_show(self.expected)}, program gives {_show(self.got)}")
+
+
+@dataclass(frozen=True)
+class Report:
+    """What :func:`verify` checked, and the first counterexample if any."""
+
+    task: str
+    program: str
+    exhaustive_length: int
+    exhaustive_symbols: tuple[str, ...]
+    exhaustive_inputs: int
+    sampled_inputs: int
+    max_sampled_length: int
+    offsets: tuple[int, ...]
+    checks: int
+    counterexample: Counterexample | None
+
+    @property
+    def ok(self) -> bool:
+        return self.counterexample is None
+
+    def summary(self) -> str:
+        verdict = "PASS" if self.ok else "FAIL"
+        symbols = ", ".join(self.exhaustive_symbols)
+        return (
+            f"{verdict} {self.task} with {self.program}\n"
+            f"  exhaustive: {self.exhaustive_inputs} inputs up to length {self.exhaustive_length} "
+            f"over {{{symbols}}}\n"
+            f"  sampled:    {self.sampled_inputs} inputs up to length {self.max_sampled_length}\n"
+            f"  offsets:    {', '.join(map(str, self.offsets))}\n"
+            f"  checked:    {self.checks} (input, offset, position) targets"
+        )
+
+
+def _show(value) -> str:
+    if isinstance(value, frozenset):
+        return "{" + ", ".join(sorted(value)) + "}"
+    return "nothing (zero or several next(t) hold)" if value is None else repr(value)
+
+
+def exhaustive_inputs(task: Task, max_length: int, symbols: Sequence[str]) -> list[tuple[str, ...]]:
+    """Every valid input of length <= ``max_length`` over ``symbols``."""
+    found = []
+    for n in range(max(task.min_length - len(task.prefix) + 1, 0), max_length + 1):
+        for x in itertools.product(symbols, repeat=n):
+            if task.valid(x):
+                found.append(x)
+    return found
+
+
+def default_exhaustive(task: Task, budget: int = EXHAUSTIVE_BUDGET) -> tuple[int, tuple[str, ...]]:
+    """The longest exhaustive length (and the symbols used: at most 5) within ``budget`` candidates."""
+    symbols = tuple(task.symbols[:5])
+    length, total = 0, 1
+    while total + len(symbols) ** (length + 1) <= budget and length < 16:
+        length += 1
+        total += len(symbols) ** length
+    return length, symbols
+
+
+def _sampled(task: Task, count: int, max_length: int, rng: np.random.Generator) -> list[Example]:
+    longest = min(max_length, task.max_input_length())
+    lengths = np.linspace(task.min_length, longest, num=count).round().astype(int) if count else []
+    out = []
+    for length in lengths:
+        drawn = task.draw_length(max(task.min_length, int(length) - 6), int(length), rng)
+        out.append(task.sample(drawn, rng))
+    return out
+
+
+def predictions(task: Task, result: RunResult, row: int, example: Example) -> list:
+    """The program's outputs at the example's checked positions."""
+    if task.format is Format.SEQ2SEQ:
+        chosen = result.next_tokens(row)
+        return [chosen[k] for k in example.checked]
+    if task.format is Format.NEXT_SET:
+        return [frozenset(t for t, values in result.next.items() if values[row, k]) for k in example.checked]
+    return [bool(result.accept[row])]
+
+
+def _check_outputs(task: Task, checked: CheckedProgram) -> None:
+    if task.format is Format.ACCEPT:
+        if checked.accept is None:
+            raise TaskError(f"task {task.name!r} needs an acceptance program ('accept'), not 'next' outputs")
+        return
+    if not checked.next_tokens:
+        raise TaskError(f"task {task.name!r} needs a program with 'next \"t\"' outputs")
+    unknown = sorted({t for t, _ in checked.next_tokens} - set(task.alphabet))
+    if unknown:
+        raise TaskError(f"the program declares next(t) for tokens the task never uses: {', '.join(unknown)}")
+
+
+def verify(
+    task: Task,
+    program: Program | CheckedProgram | None = None,
+    *,
+    variant: str = "ape",
+    exhaustive_length: int | None = None,
+    exhaustive_symbols: Sequence[str] | None = None,
+    samples: int = 200,
+    max_length: int = 500,
+    random_offsets: int = 2,
+    seed: int = 0,
+) -> Report:
+    """Check ``program`` (default: the task's library program for ``variant``) against the reference."""
+    if program is None:
+        program = task.program(variant)
+        if program is None:
+            reason = task.no_program.get(variant, "none is registered")
+            raise TaskError(f"task {task.name!r} has no {variant} program: {reason}")
+    checked = program if isinstance(program, CheckedProgram) else check(program)
+    _check_outputs(task, checked)
+    rng = np.random.default_rng(seed)
+    default_length, default_symbols = default_exhaustive(task)
+    length = default_length if exhaustive_length is None else exhaustive_length
+    symbols = tuple(exhaustive_symbols or default_symbols)
+
+    exhaustive = [task.example(x) for x in exhaustive_inputs(task, length, symbols)]
+    sampled = _sampled(task, samples, max_length, rng)
+    period = checked.info.period
+    offsets = tuple(range(period)) + tuple(
+        int(v) for v in rng.integers(period, 10**6, size=random_offsets))
+    examples = exhaustive + sampled
+    checks = 0
+    for offset in offsets:
+        inputs = [e.tokens for e in examples]
+        for indices, result in run_in_chunks(checked, inputs, offset=offset, alphabet=task.alphabet):
+            for row, index in enumerate(indices):
+                example = examples[index]
+                got = predictions(task, result, row, example)
+                for position, want, have in zip(example.checked, example.targets, got):
+                    checks += 1
+                    if want != have:
+                        return _report(task, checked, length, symbols, exhaustive, sampled, offsets,
+                                       checks, Counterexample(example, offset, position, want, have,
+                                                              trace(checked, example.tokens, offset=offset,
+                                                                    alphabet=task.alphabet)))
+    return _report(task, checked, length, symbols, exhaustive, sampled, offsets, checks, None)
+
+
+def _report(task, checked, length, symbols, exhaustive, sampled, offsets, checks, counterexample) -> Report:
+    return Report(
+        task=task.name,
+        program=checked.program.source,
+        exhaustive_length=length,
+        exhaustive_symbols=symbols,
+        exhaustive_inputs=len(exhaustive),
+        sampled_inputs=len(sampled),
+        max_sampled_length=max((e.length for e in sampled), default=0),
+        offsets=offsets,
+        checks=checks,
+        counterexample=counterexample,
+    )
+
+
+__all__ = ["Counterexample", "Report", "verify", "exhaustive_inputs", "default_exhaustive", "predictions"]

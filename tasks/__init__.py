@@ -20,7 +20,8 @@ from .registry import (
     get,
     names,
     register,
+    task,
 )
 
 __all__ = ["BOS", "EOS", "SEP", "Anchor", "Example", "Format", "Labels", "Task", "TaskError",
-           "all_tasks", "get", "names", "register"]
+           "all_tasks", "get", "names", "register", "task"]

@@ -15,8 +15,10 @@ the token sequence a model (or a program) sees, with the positions whose next st
 from __future__ import annotations
 
 import enum
+import importlib
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
+from importlib.metadata import entry_points
+from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -184,14 +186,80 @@ def register(task: Task, *, replace: bool = False) -> Task:
     return task
 
 
+def task(
+    name: str,
+    *,
+    symbols: Sequence[str],
+    sampler: Callable[[int, np.random.Generator], Sequence[str]],
+    format: Format | str = Format.SEQ2SEQ,
+    outputs: Sequence[str] | None = None,
+    valid: Callable[[tuple[str, ...]], bool] = lambda x: True,
+    train_range: tuple[int, int] = (0, 50),
+    bins: tuple[tuple[int, int], ...] = ((0, 50), (51, 100), (101, 150)),
+    min_length: int = 1,
+    labels: Labels = Labels(None, None),
+    programs: dict[str, Callable[[], Program]] | None = None,
+    no_program: dict[str, str] | None = None,
+    description: str = "",
+    replace: bool = False,
+) -> Callable:
+    """Decorator: register a task whose reference is the decorated function.
+
+    The function maps an input (a tuple of symbols) to the answer tokens (seq2seq), the tuple of
+    legal-next sets (next-set) or the verdict (accept); ``sampler(length, rng)`` draws an input.
+
+    >>> @task("demo_reverse", symbols=("a", "b"), replace=True,
+    ...       sampler=lambda n, rng: tuple(rng.choice(["a", "b"], size=n)))
+    ... def reverse(x):
+    ...     return tuple(reversed(x))
+    >>> get("demo_reverse").example(("a", "b")).tokens
+    ('<bos>', 'a', 'b', '<sep>', 'b', 'a', '<eos>')
+    """
+    def wrap(reference: Callable) -> Callable:
+        register(Task(
+            name=name, family="user", format=Format(format), symbols=tuple(symbols),
+            outputs=tuple(outputs if outputs is not None else symbols),
+            sample_input=lambda n, rng: tuple(sampler(n, rng)), answer=reference, valid=valid,
+            train_range=train_range, bins=bins, min_length=min_length, labels=labels,
+            programs=dict(programs or {}), no_program=dict(no_program or {}),
+            description=description or (reference.__doc__ or "").strip().split("\n")[0],
+            reference=f"{reference.__module__}.{reference.__qualname__}",
+        ), replace=replace)
+        return reference
+    return wrap
+
+
 def get(name: str) -> Task:
-    """The registered task called ``name``."""
+    """The registered task called ``name``; ``module:attribute`` names a Task in a module.
+
+    Importing ``module`` also registers any tasks it defines with :func:`task`.
+    """
     _load_builtin()
+    if ":" in name and name not in _REGISTRY:
+        return _from_module(name)
     if name not in _REGISTRY:
         close = [n for n in _REGISTRY if name.lower() in n.lower()]
         hint = f"; did you mean {', '.join(close[:5])}?" if close else ""
         raise TaskError(f"no task named {name!r}{hint} (`crasp tasks` lists them)")
     return _REGISTRY[name]
+
+
+def _from_module(spec: str) -> Task:
+    module_name, _, attribute = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise TaskError(f"cannot import module {module_name!r} for task {spec!r}: {error}") from None
+    value = getattr(module, attribute, None)
+    if isinstance(value, Task):
+        return value
+    if attribute in _REGISTRY:
+        return _REGISTRY[attribute]
+    if callable(value):
+        found = [t for t in _REGISTRY.values() if t.reference == f"{value.__module__}.{value.__qualname__}"]
+        if found:
+            return found[0]
+    raise TaskError(f"{spec!r} is not a task: {module_name} has no Task or @task function {attribute!r}")
 
 
 def names(family: str | None = None) -> list[str]:
@@ -215,5 +283,11 @@ def _load_builtin() -> None:
         _LOADED = True
         from . import algorithmic
 
-        for task in algorithmic.builtin_tasks():
-            register(task)
+        for builtin in algorithmic.builtin_tasks():
+            register(builtin)
+        for entry in entry_points(group="crasp.tasks"):
+            # A plug-in's entry point names a Task, a list of Tasks, or a function returning them.
+            loaded = entry.load()
+            loaded = loaded() if callable(loaded) and not isinstance(loaded, Task) else loaded
+            for item in [loaded] if isinstance(loaded, Task) else loaded:
+                register(item, replace=True)

@@ -1,0 +1,64 @@
+"""crasp tasks / crasp verify, and tasks a user defines in a module of their own."""
+
+import io
+import json
+import sys
+import textwrap
+
+from crasp.cli import main
+
+
+def crasp(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    return main(list(argv), out, err), out.getvalue(), err.getvalue()
+
+
+def test_tasks_table_and_json():
+    status, out, _ = crasp("tasks", "--family", "algorithmic")
+    assert status == 0
+    assert "bin_majority_interleave" in out and "mod 3; i-j 1,2,3" in out
+    status, out, _ = crasp("tasks", "--json")
+    rows = {r["name"]: r for r in json.loads(out)}
+    assert rows["sort"]["nope"]["plain"] is True
+    assert rows["parity"]["ape"]["program"] is None and "PARITY" in rows["parity"]["ape"]["reason"]
+    assert rows["majority"]["anchors"][0]["bins"][0] == 1.0
+
+
+def test_verify_passes_and_fails(tmp_path):
+    status, out, _ = crasp("verify", "bin_majority", "--samples", "5", "--max-length", "40")
+    assert status == 0 and out.startswith("PASS bin_majority")
+    wrong = tmp_path / "wrong.cr"
+    wrong.write_text('alphabet {"<bos>", "<eos>"}\nnext "0" = "<sep>" && #"0" > #"1" + 1\n'
+                     'next "1" = "<sep>" && #"1" > #"0"\nnext "<eos>" = !"<sep>"\n')
+    trace = tmp_path / "bad.html"
+    status, out, err = crasp("verify", "bin_majority", "--program", str(wrong), "--trace", str(trace))
+    assert status == 1 and out.startswith("FAIL bin_majority")
+    assert "first counterexample" in out and "position" in out
+    assert trace.exists() and "trace written" in err
+
+
+def test_verify_errors():
+    status, _, err = crasp("verify", "parity")
+    assert status == 1 and "has no ape program" in err
+    status, _, err = crasp("verify", "no_such_task")
+    assert status == 1 and "no task named" in err
+
+
+def test_a_task_defined_in_a_users_module(tmp_path, monkeypatch):
+    (tmp_path / "my_tasks.py").write_text(textwrap.dedent('''
+        import tasks
+
+        @tasks.task("count_a_parity_free", symbols=("a", "b"),
+                    sampler=lambda n, rng: tuple(rng.choice(["a", "b"], size=n)))
+        def more_a(x):
+            """'a' if there are at least as many a's as b's, else 'b'."""
+            return ("a" if x.count("a") >= x.count("b") else "b",)
+    '''))
+    program = tmp_path / "more_a.cr"
+    program.write_text('alphabet {"<bos>", "<eos>"}\nA = #"a" >= #"b"\n'
+                       'next "a" = "<sep>" && A\nnext "b" = "<sep>" && !A\nnext "<eos>" = !"<sep>"\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    status, out, _ = crasp("verify", "my_tasks:more_a", "--program", str(program), "--samples", "10")
+    assert status == 0, out
+    assert "PASS count_a_parity_free" in out
+    sys.modules.pop("my_tasks", None)

@@ -31,6 +31,24 @@ def majority_program(alphabet: list[str]):
     return b.build()
 
 
+def _verify_tasks(say) -> None:
+    try:
+        import tasks
+        from tasks.verify import verify
+    except ImportError:  # pragma: no cover - crasp installed without the task suite
+        say("(the tasks package is not installed)")
+        return
+    for name in tasks.names("algorithmic"):
+        task = tasks.get(name)
+        for variant in ("ape", "nope"):
+            if task.programs.get(variant) is None:
+                say(f"{name:26s} {variant:4s} no program ({task.no_program[variant].split(':')[0]})")
+                continue
+            report = verify(task, variant=variant, samples=10, max_length=120)
+            say(f"{name:26s} {variant:4s} {'PASS' if report.ok else 'FAIL'}  {report.checks:7d} checks "
+                f"({report.exhaustive_inputs} exhaustive inputs, {report.sampled_inputs} sampled)")
+
+
 def demo(out_dir: Path, out: TextIO) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     say = lambda text="": print(text, file=out)  # noqa: E731
@@ -72,7 +90,10 @@ def demo(out_dir: Path, out: TextIO) -> None:
     say(f"{len(program.definitions)} definitions, {len(program.statements) - len(program.definitions)} "
         f"next(t) outputs; agrees with a Python reference at {agree}/{len(tokens)} positions")
 
-    say("\n== 4. Speed: Dyck-1 on one input of 10^6 tokens ==")
+    say("\n== 4. The task suite: library programs checked against the task references ==")
+    _verify_tasks(say)
+
+    say("\n== 5. Speed: Dyck-1 on one input of 10^6 tokens ==")
     big = list(rng.choice(["(", ")"], size=1_000_000))
     start = time.perf_counter()
     verdict = run(dyck, [big]).accept[0]

@@ -8,7 +8,7 @@ from pathlib import Path
 from crasp.checker import check
 
 from . import registry
-from .registry import Task, TaskError
+from .registry import Task
 from .verify import verify
 
 
@@ -135,4 +135,4 @@ def add_commands(commands) -> None:
     verify_p.set_defaults(handler=cmd_verify)
 
 
-__all__ = ["add_commands", "describe", "program_status", "TaskError"]
+__all__ = ["add_commands", "describe", "program_status"]

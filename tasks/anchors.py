@@ -55,9 +55,6 @@ def copy_every_kth(k: int, span: str) -> tuple[Anchor, ...]:
 
 def paper_labels(task: str) -> tuple[bool, bool] | None:
     """(APE, NoPE) expressibility labels of an algorithmic task in Huang et al."""
-    for row in read("huang2025_algorithmic.csv"):
-        if row["task"] == task:
-            nope_row = next(r for r in read("huang2025_algorithmic.csv")
-                            if r["task"] == task and r["variant"] == "nope")
-            return row["expressible"] == "yes", nope_row["expressible"] == "yes"
-    return None
+    labels = {row["variant"]: row["expressible"] == "yes"
+              for row in read("huang2025_algorithmic.csv") if row["task"] == task}
+    return (labels["ape"], labels["nope"]) if labels else None

@@ -14,18 +14,12 @@ from .verify import verify
 
 def program_status(task: Task, variant: str) -> dict:
     """Size, depth and positional needs of a task's library program, or why there is none."""
+    from crasp.cli import describe as describe_program
+
     program = task.program(variant)
     if program is None:
         return {"program": None, "reason": task.no_program.get(variant, "")}
-    info = check(program).info
-    return {
-        "program": program.source,
-        "definitions": info.definitions,
-        "depth": info.depth,
-        "plain": info.plain,
-        "periods": sorted(info.periods),
-        "offsets": sorted(info.offsets),
-    }
+    return {"program": program.source, **describe_program(check(program))}
 
 
 def describe(task: Task) -> dict:

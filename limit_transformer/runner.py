@@ -39,7 +39,8 @@ def prepare(
     ids, lengths = encode(batch, vocabulary, allow_unknown=allow_unknown)
     ids = np.where(ids < 0, other, ids)
     tokens = np.concatenate([np.full((len(batch), 1), bos, dtype=ids.dtype), ids], axis=1)
-    positions = offsets[:, None] + np.arange(tokens.shape[1], dtype=np.int64)[None, :]
+    steps = np.minimum(np.arange(tokens.shape[1], dtype=np.int64)[None, :], lengths[:, None])
+    positions = offsets[:, None] + steps  # padding repeats the last real position
     device = model.W_E.device
     return (torch.as_tensor(tokens, dtype=torch.long, device=device),
             torch.as_tensor(positions, device=device), lengths)

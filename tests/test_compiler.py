@@ -104,7 +104,7 @@ def test_float32_model_is_exact_on_long_inputs():
 
 def test_heads_are_shared_within_a_layer():
     checked = check(parse('#import pred\nA = #"a" > #"b" && #[pred] "a" >= 1 && #[i - j in {1}] "b" == 0'
-                          '\nB = #[i - j == 2] "a" + #"c" > 1'))
+                          '\nB = #[i - j == 2] "a" + #"c" > 1\nC = A || B'))
     model = compile(checked)
     first = model.spec.heads[0]
     assert [h.kind for h in first] == ["uniform", "offset", "offset"]

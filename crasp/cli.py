@@ -22,7 +22,7 @@ from .parser import parse, parse_file
 from .printer import format_program
 
 
-EXTENSIONS = ("tasks.cli",)
+EXTENSIONS = ("tasks.cli", "limit_transformer.cli")
 """Modules whose ``add_commands(subparsers)`` adds subcommands to ``crasp``."""
 
 
@@ -78,6 +78,13 @@ def describe(checked: CheckedProgram) -> dict:
     }
 
 
+def verdict(result, row: int) -> str:
+    """What ``crasp run`` prints for one input: accept/reject, or the next token per position."""
+    if result.accept is not None:
+        return "accept" if result.accept[row] else "reject"
+    return " ".join(t if t is not None else "?" for t in result.next_tokens(row))
+
+
 # ---------------------------------------------------------------- commands
 
 
@@ -92,16 +99,13 @@ def cmd_run(args, out, err) -> int:
         checked, inputs, offset=args.offset, trace=bool(args.trace), allow_unknown=args.allow_unknown
     ):
         for row, index in enumerate(indices):
-            if result.accept is not None:
-                verdicts[index] = "accept" if result.accept[row] else "reject"
-            else:
-                verdicts[index] = " ".join(t if t is not None else "?" for t in result.next_tokens(row))
+            verdicts[index] = verdict(result, row)
         if args.trace:
             from .trace import traces
 
             collected.update(zip(indices, traces(result, checked)))
-    for verdict in verdicts:
-        print(verdict, file=out)
+    for line in verdicts:
+        print(line, file=out)
     if args.trace:
         from .trace import write_traces
 

@@ -2,7 +2,7 @@
 
 >>> config = CompileConfig(max_length=1000)
 >>> round(config.bias, 1), config.unit_roundoff == 2.0**-53
-(44.7, True)
+(44.6, True)
 """
 
 from __future__ import annotations

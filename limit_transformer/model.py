@@ -18,12 +18,13 @@ values is an exact integer and one division rounds once. Heads whose query-key p
 ...                  heads=((),), outputs=("accept",), output_kind="accept")
 >>> model = LimitTransformer(spec)
 >>> model.parameter_count()
-6
+10
 """
 
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import asdict, dataclass, field
 
 import torch
@@ -117,8 +118,10 @@ def _compact(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Te
         matrix = torch.zeros(shape, dtype=values.dtype, device=values.device)
         matrix[r_new, c_new] = values
     else:
-        matrix = torch.sparse_coo_tensor(torch.stack([c_new, r_new]), values,
-                                         (shape[1], shape[0])).coalesce().to_sparse_csr()
+        with warnings.catch_warnings():  # torch calls its CSR support "beta"; we use only matmul
+            warnings.simplefilter("ignore", UserWarning)
+            matrix = torch.sparse_coo_tensor(torch.stack([c_new, r_new]), values,
+                                             (shape[1], shape[0])).coalesce().to_sparse_csr()
     return rows, columns, matrix
 
 
@@ -385,6 +388,28 @@ class LimitTransformer(nn.Module):
         """The output Booleans (batch, n+1, outputs): each output's read-out is above 1/2."""
         return scatter((*residual.shape[:-1], self.W_U.shape[1]),
                        *project(residual, self.W_U, self._unembed_cache)) > 0.5
+
+    def describe(self) -> str:
+        """Layers, heads (with their phi support and what they read), MLP widths, residual labels
+        and parameter counts, as text."""
+        spec = self.spec
+        lines = [
+            f"Limit Transformer for {spec.source or 'a program'}: {spec.n_layers} layers, residual width "
+            f"{spec.d_model}, {self.parameter_count():,} parameters ({self.nonzero_count():,} nonzero), "
+            f"{spec.dtype}",
+            f"  positions: {'periodic, period ' + str(spec.period) if spec.wrap else str(spec.period) + ' absolute rows'}",
+        ]
+        for layer, (heads, block) in enumerate(zip(spec.heads, self.blocks)):
+            lines.append(f"  layer {layer}: {len(heads)} heads, MLP width {block.mlp.W_in.shape[1]}")
+            for h, head in enumerate(heads):
+                support = torch.nonzero(block.attn.phi[h].detach()).flatten().tolist()
+                kind = "uniform (phi = 0)" if head.kind == "uniform" else f"offset {head.offset} (phi support {support})"
+                reads = ", ".join(head.reads[:6]) + (f", ... ({len(head.reads)})" if len(head.reads) > 6 else "")
+                lines.append(f"    head {h}: {kind}; reads {reads}")
+        shown = ", ".join(spec.labels[:40]) + (f", ... ({spec.d_model} in all)" if spec.d_model > 40 else "")
+        lines.append(f"  residual: {shown}")
+        lines.append(f"  outputs: {', '.join(spec.outputs)}")
+        return "\n".join(lines)
 
     def parameter_count(self) -> int:
         """Parameters of the equivalent dense model (sparse weights count every entry)."""

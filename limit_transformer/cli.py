@@ -1,0 +1,89 @@
+"""``crasp compile`` and ``crasp run --compiled``: compiled models on the command line.
+
+torch is imported only when one of these commands runs.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def cmd_compile(args, out, err) -> int:
+    from crasp.checker import check
+    from crasp.cli import load_program
+
+    from .compiler import compile_program
+    from .config import CompileConfig, ConfigError
+    from .properties import check_properties
+    from .verify import verify
+
+    config = CompileConfig(max_length=args.verify_length, dtype=args.dtype, device=args.device)
+    if config.device.startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ConfigError("--device cuda: no CUDA device is available on this machine")
+    checked = check(load_program(args.program))
+    model = compile_program(checked, config)
+    properties = check_properties(model)
+    print(model.describe(), file=out)
+    print(f"  PERIODIC: period {properties.period}; LOCAL: tau {properties.tau}", file=out)
+    report = verify(model, checked, max_length=args.verify_length, count=args.count, seed=args.seed)
+    print(f"verification: {report.summary()}", file=out)
+    if args.output:
+        from .export import save
+
+        for path in save(model, args.output):
+            print(f"wrote {path}", file=err)
+    return 0 if report.ok else 1
+
+
+def cmd_run(args, out, err) -> int:
+    """``crasp run``, through a compiled model when --compiled is given."""
+    from crasp.cli import cmd_run as interpret, read_inputs, verdict, load_program, CommandError
+
+    if not args.compiled:
+        return interpret(args, out, err)
+    if args.trace:
+        raise CommandError("--trace shows the interpreter's values; drop --compiled to trace")
+    from crasp.checker import check
+
+    from .compiler import compile_program
+    from .config import CompileConfig
+    from .runner import run
+
+    checked = check(load_program(args.program))
+    inputs = read_inputs(args.tokens, sys.stdin)
+    if not inputs:
+        raise CommandError("no input: give tokens after the program, or lines on standard input")
+    longest = max(len(tokens) for tokens in inputs)
+    model = compile_program(checked, CompileConfig(max_length=max(longest, 1)))
+    result = run(model, inputs, offset=args.offset, allow_unknown=args.allow_unknown)
+    for row in range(len(inputs)):
+        print(verdict(result, row), file=out)
+    return 0
+
+
+def add_commands(commands) -> None:
+    compile_p = commands.add_parser(
+        "compile", help="compile a program to a Limit Transformer and verify it",
+        description="Compile PROGRAM to a Limit Transformer, print its layers, heads and residual "
+        "labels, check PERIODIC and LOCAL on its weights, and compare it with the interpreter on "
+        "random inputs up to --verify-length tokens at random offsets. Exit status 0 only if "
+        "every output agreed.",
+    )
+    compile_p.add_argument("program", metavar="PROGRAM")
+    compile_p.add_argument("--verify-length", type=int, default=512, metavar="N",
+                           help="longest input to guarantee and to verify (default 512)")
+    compile_p.add_argument("--count", type=int, default=100, help="random inputs to verify on (default 100)")
+    compile_p.add_argument("--seed", type=int, default=0)
+    compile_p.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
+    compile_p.add_argument("--dtype", default="float64", choices=["float32", "float64"])
+    compile_p.add_argument("-o", "--output", metavar="FILE",
+                           help="save the model as FILE.safetensors and FILE.json")
+    compile_p.set_defaults(handler=cmd_compile)
+
+    run_p = commands.choices["run"]
+    run_p.add_argument("--compiled", action="store_true",
+                       help="run the compiled Limit Transformer instead of the interpreter")
+    run_p.set_defaults(handler=cmd_run)

@@ -1,0 +1,59 @@
+"""``crasp compile`` and ``crasp run --compiled``."""
+
+import io
+
+import pytest
+
+from crasp.cli import main
+
+
+def _run(*argv, stdin=None, monkeypatch=None):
+    out, err = io.StringIO(), io.StringIO()
+    if stdin is not None:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    status = main(list(argv), out, err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_compile_verifies_and_saves(tmp_path):
+    status, out, err = _run("compile", "contains_ab", "--verify-length", "64", "--count", "20",
+                            "-o", str(tmp_path / "model"))
+    assert status == 0, err
+    assert "offset 1 (phi support [1])" in out and "LOCAL: tau 1" in out
+    assert "compiled model equals the interpreter" in out
+    assert (tmp_path / "model.safetensors").exists() and (tmp_path / "model.json").exists()
+
+
+def test_compile_in_float32():
+    status, out, _ = _run("compile", "dyck1", "--dtype", "float32", "--verify-length", "300", "--count", "5")
+    assert status == 0 and "float32" in out
+
+
+def test_compile_refuses_what_it_cannot_do():
+    status, _, err = _run("compile", "dyck1", "--device", "cuda")
+    import torch
+
+    if not torch.cuda.is_available():
+        assert status == 1 and "no CUDA device" in err
+    status, _, err = _run("compile", "dyck1", "--verify-length", "0")
+    assert status == 1 and "max_length must be" in err
+    assert _run("compile", "dyck1", "--dtype", "float16")[0] == 2
+
+
+@pytest.mark.parametrize("program,lines", [
+    ("dyck1", "( ( ) )\n) (\n( ( (\n"),
+    ("aa_star", "a a\na a a\n<bos> a\n"),
+])
+def test_run_compiled_prints_what_the_interpreter_prints(monkeypatch, program, lines):
+    interpreted = _run("run", program, "--allow-unknown", stdin=lines, monkeypatch=monkeypatch)
+    compiled = _run("run", "--compiled", program, "--allow-unknown", stdin=lines, monkeypatch=monkeypatch)
+    assert interpreted[0] == compiled[0] == 0
+    assert interpreted[1] == compiled[1]
+
+
+def test_run_compiled_with_an_offset_matches(tmp_path):
+    source = tmp_path / "p.cr"
+    source.write_text('alphabet {"a"}\nA = i mod 3 in {0} && #[i - j in {1}] "a" >= 1\n')
+    for offset in ("0", "1", "2"):
+        assert _run("run", str(source), "a a a", "--offset", offset)[1] == \
+            _run("run", "--compiled", str(source), "a a a", "--offset", offset)[1]

@@ -1,0 +1,68 @@
+"""Attention patterns of a model on one input, as arrays and as a figure (needs matplotlib).
+
+>>> from crasp import library
+>>> from limit_transformer import compile
+>>> patterns = attention_patterns(compile(library.load("dyck1")), "( ( ) )")
+>>> [round(w, 3) for w in patterns[(0, 0)][4].tolist()]
+[0.2, 0.2, 0.2, 0.2, 0.2]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .model import LimitTransformer
+from .runner import prepare
+
+
+def attention_patterns(model: LimitTransformer, tokens: str | list[str], offset: int = 0,
+                       ) -> dict[tuple[int, int], np.ndarray]:
+    """(layer, head) -> weights[i, j] of query i on key j (position 0 is the BOS token)."""
+    sequence = tokens.split() if isinstance(tokens, str) else list(tokens)
+    ids, positions, _ = prepare(model, [sequence], np.asarray([offset]), allow_unknown=True)
+    states = model.residual_stream(ids, positions)
+    n = ids.shape[1]
+    distance = torch.arange(n)[:, None] - torch.arange(n)[None, :]
+    patterns = {}
+    for layer, block in enumerate(model.blocks):
+        x = states[2 * layer][0]
+        attn = block.attn
+        for h in range(attn.n_heads):
+            scores = (x @ attn.W_Q[h]) @ (x @ attn.W_K[h]).t() if attn.W_Q.shape[2] else torch.zeros(n, n, dtype=x.dtype)
+            scores = scores + attn._bias_at(distance.clamp(min=0))[h]
+            scores = scores.masked_fill(distance < 0, float("-inf"))
+            patterns[(layer, h)] = torch.softmax(scores, dim=-1).numpy()
+    return patterns
+
+
+def plot_attention(model: LimitTransformer, tokens: str | list[str], path: str | Path,
+                   offset: int = 0) -> Path:
+    """Draw every head's pattern (rows: queries, columns: keys) into an image file."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sequence = tokens.split() if isinstance(tokens, str) else list(tokens)
+    patterns = attention_patterns(model, sequence, offset)
+    labels = ["BOS", *sequence]
+    count = max(len(patterns), 1)
+    figure, axes = plt.subplots(1, count, figsize=(3.2 * count, 3.4), squeeze=False)
+    for axis, ((layer, h), weights) in zip(axes[0], sorted(patterns.items())):
+        head = model.spec.heads[layer][h]
+        title = "uniform" if head.kind == "uniform" else f"offset {head.offset}"
+        axis.imshow(weights, cmap="viridis", vmin=0, vmax=1)
+        axis.set_title(f"layer {layer} head {h}: {title}", fontsize=9)
+        axis.set_xticks(range(len(labels)), labels, fontsize=7, rotation=90)
+        axis.set_yticks(range(len(labels)), labels, fontsize=7)
+        axis.set_xlabel("key j", fontsize=8)
+        axis.set_ylabel("query i", fontsize=8)
+    figure.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path

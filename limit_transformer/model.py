@@ -275,6 +275,8 @@ class Attention(nn.Module):
         denominator = base * (i + 1).to(v.dtype)[None, :]
         numerator, denominator = numerator.clone(), denominator[None].expand(v.shape[0], -1, -1).clone()
         for h, d in torch.nonzero(self.phi != self.phi_tail[:, None]).tolist():
+            if d >= n:
+                continue  # no query is that far from a key yet
             extra = (torch.exp(self.phi[h, d] - m[h]) - base[h]).masked_fill(i < d, 0.0)  # (n,)
             numerator[:, h, d:] += extra[None, d:, None] * v[:, h, : n - d]
             denominator[:, h] += extra[None]

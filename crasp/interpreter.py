@@ -287,17 +287,27 @@ def run_in_chunks(
         per_cell = 8 * (len(checked.definitions) + len(checked.next_tokens) + 4)
         cells = max(1, min(1 << 22, memory // per_cell))
     batch = [_as_tokens(item) for item in inputs]
-    order = sorted(range(len(batch)), key=lambda k: len(batch[k]))
     offset = options.pop("offset", 0)
     per_input = np.broadcast_to(np.asarray(offset, dtype=np.int64), (len(batch),))
+    for indices in length_batches([len(seq) for seq in batch], cells):
+        result = run(checked, [batch[k] for k in indices], offset=per_input[indices], **options)
+        yield indices, result
+
+
+def length_batches(lengths: Sequence[int], cells: int) -> Iterator[list[int]]:
+    """Indices grouped by similar length, each group padding to at most ``cells`` positions
+    (a longer input goes alone).
+
+    >>> list(length_batches([5, 1, 4, 2], cells=8))
+    [[1, 3], [2], [0]]
+    """
+    order = sorted(range(len(lengths)), key=lambda k: lengths[k])
     start = 0
     while start < len(order):
         stop = start + 1
-        while stop < len(order) and (stop + 1 - start) * len(batch[order[stop]]) <= cells:
+        while stop < len(order) and (stop + 1 - start) * lengths[order[stop]] <= cells:
             stop += 1
-        indices = order[start:stop]
-        result = run(checked, [batch[k] for k in indices], offset=per_input[indices], **options)
-        yield indices, result
+        yield order[start:stop]
         start = stop
 
 

@@ -13,7 +13,7 @@ from importlib import import_module
 
 _EXPORTS = {
     "CompileConfig": "config", "ConfigError": "config",
-    "CompileError": "compiler", "compile_program": "compiler", "model_summary": "compiler",
+    "CompileError": "compiler", "compile_program": "compiler",
     "LimitTransformer": "model", "ModelSpec": "model",
     "run": "runner",
     "check_properties": "properties", "Properties": "properties", "PropertyViolation": "properties",

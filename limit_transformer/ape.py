@@ -32,7 +32,7 @@ import torch
 
 from crasp.errors import CraspError
 
-from .model import LimitTransformer, ModelSpec
+from .model import LimitTransformer, ModelSpec, dense
 from .properties import check_properties
 
 
@@ -51,10 +51,6 @@ def margin(kind: str, n_positions: int, bias: float) -> float:
     raise TranslationError(f"a Heaviside unit has no recorded margin class ({kind!r})")
 
 
-def _dense(weight: torch.Tensor) -> torch.Tensor:
-    return (weight.to_dense() if weight.is_sparse else weight).detach()
-
-
 def to_ape(model: LimitTransformer, n_positions: int) -> LimitTransformer:
     """An APE transformer equal to ``model`` on every input whose positions are below N."""
     check_properties(model)
@@ -67,10 +63,10 @@ def to_ape(model: LimitTransformer, n_positions: int) -> LimitTransformer:
     d_qk = N if any(positional) else 0
     labels = spec.labels + tuple(f"position {p}" for p in range(N))
     state: dict[str, torch.Tensor] = {}
-    state["W_E"] = torch.cat([_dense(model.W_E), torch.zeros(len(spec.vocabulary), N, dtype=dtype)], 1)
-    periodic = _dense(model.W_pos)[torch.arange(N) % spec.period]
+    state["W_E"] = torch.cat([dense(model.W_E), torch.zeros(len(spec.vocabulary), N, dtype=dtype)], 1)
+    periodic = dense(model.W_pos)[torch.arange(N) % spec.period]
     state["W_pos"] = torch.cat([periodic, torch.eye(N, dtype=dtype)], 1)
-    state["W_U"] = torch.cat([_dense(model.W_U), torch.zeros(N, len(spec.outputs), dtype=dtype)], 0)
+    state["W_U"] = torch.cat([dense(model.W_U), torch.zeros(N, len(spec.outputs), dtype=dtype)], 0)
     widths, margins = [], []
     for layer, block in enumerate(model.blocks):
         attn, mlp = block.attn, block.mlp
@@ -85,11 +81,11 @@ def to_ape(model: LimitTransformer, n_positions: int) -> LimitTransformer:
                 rows = torch.arange(max(N - offset, 0))  # key at j maps to e_(j + offset)
                 W_K[h, d + rows, rows + offset] = value
         state[f"{prefix}.attn.W_Q"], state[f"{prefix}.attn.W_K"] = W_Q, W_K
-        state[f"{prefix}.attn.W_V"] = torch.cat([_dense(attn.W_V), torch.zeros(heads, N, d_head, dtype=dtype)], 1)
-        state[f"{prefix}.attn.W_O"] = torch.cat([_dense(attn.W_O), torch.zeros(heads, d_head, N, dtype=dtype)], 2)
+        state[f"{prefix}.attn.W_V"] = torch.cat([dense(attn.W_V), torch.zeros(heads, N, d_head, dtype=dtype)], 1)
+        state[f"{prefix}.attn.W_O"] = torch.cat([dense(attn.W_O), torch.zeros(heads, d_head, N, dtype=dtype)], 2)
         state[f"{prefix}.attn.phi"] = torch.zeros(heads, 0, dtype=dtype)
         state[f"{prefix}.attn.phi_tail"] = torch.zeros(heads, dtype=dtype)
-        W_in, b_in, W_out = _dense(mlp.W_in), mlp.b_in.detach(), _dense(mlp.W_out)
+        W_in, b_in, W_out = dense(mlp.W_in), mlp.b_in.detach(), dense(mlp.W_out)
         columns, biases, rows = [], [], []
         for u in range(W_in.shape[1]):
             if not bool(mlp.heaviside[u]):
@@ -124,14 +120,14 @@ def to_ape(model: LimitTransformer, n_positions: int) -> LimitTransformer:
 def positional_regularizer(model: LimitTransformer) -> float:
     """R_pos (Huang et al. 2025): over layers and heads, with P the positional table and
     M = (P W_Q)(P W_K)^T, the sum of (1/N) sum_b sum_(a >= b) M[a, b]^2."""
-    table = _dense(model.W_pos)
+    table = dense(model.W_pos)
     n = table.shape[0]
     lower = torch.tril(torch.ones(n, n, dtype=torch.bool, device=table.device))
     total = 0.0
     for block in model.blocks:
         attn = block.attn
         for h in range(attn.n_heads):
-            q, k = table @ _dense(attn.W_Q[h]), table @ _dense(attn.W_K[h])
+            q, k = table @ dense(attn.W_Q[h]), table @ dense(attn.W_K[h])
             if not (bool(q.any()) and bool(k.any())):
                 continue
             scores = q @ k.t()

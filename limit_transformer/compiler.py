@@ -19,7 +19,7 @@ uniform head.
 
 >>> from crasp import parse
 >>> model = compile_program(parse('C = #"a" - #"b"\\nA = C == 0'))
->>> [layer["heads"] for layer in model_summary(model)]
+>>> [[head.kind for head in layer] for layer in model.spec.heads]
 [['uniform']]
 """
 
@@ -33,12 +33,12 @@ import numpy as np
 import torch
 
 from crasp import ast
-from crasp.checker import CheckedProgram, Sort, check
+from crasp.checker import CheckedProgram, check
 from crasp.errors import SourceError
 from crasp.printer import format_expr
 
 from .config import CompileConfig
-from .model import HEAVISIDE, RELU, HeadInfo, LimitTransformer, ModelSpec
+from .model import HEAVISIDE, RELU, HeadInfo, LimitTransformer, ModelSpec, module_name, torch_dtype
 
 BOS_TOKEN = "<|bos|>"
 """The implicit beginning-of-sequence token at position 0 (not part of the program's input)."""
@@ -191,6 +191,10 @@ class _Lowering:
         program = self.checked.program
         return CompileError(where + message, loc, source=program.source, text=program.text)
 
+    def constant(self, truth: bool) -> Bool:
+        """``true`` is the non-BOS indicator with no negation slot; ``false`` the reverse."""
+        return Bool(self.tok, None) if truth else Bool(None, self.tok)
+
     # ------------------------------------------------------------ leaves
 
     def token(self, symbol: str) -> Bool:
@@ -222,11 +226,11 @@ class _Lowering:
         kept: list[Bool] = []
         for operand in operands:
             if operand.pos is None:
-                return Bool(None, self.tok)
+                return self.constant(False)
             if operand.neg is not None and operand not in kept:  # constant true drops out
                 kept.append(operand)
         if not kept:
-            return Bool(self.tok, None)
+            return self.constant(True)
         if len(kept) == 1:
             return kept[0]
         pos = self.gate(label, [(b.pos, 1.0) for b in kept], -(len(kept) - 0.5))
@@ -254,10 +258,8 @@ class _Lowering:
         op = node.op
         if op in ("<", "<="):
             difference, op = difference.scaled(-1), {"<": ">", "<=": ">="}[op]
-        constant = dict(difference.terms).get(self.one, 0)
         if all(s == self.one for s, _ in difference.terms):
-            truth = ast.COMPARISONS[op](constant, 0)
-            return Bool(self.tok, None) if truth else Bool(None, self.tok)
+            return self.constant(ast.COMPARISONS[op](dict(difference.terms).get(self.one, 0), 0))
         error = self.linear_error(difference) + 1.0
         limit = self.config.length_limit(error)
         if limit < self.config.max_length:
@@ -267,29 +269,22 @@ class _Lowering:
                 "float64 or a smaller max_length", node)
         big = self.linear_bound(difference) + 2.0
 
-        def heaviside(value: Linear, shift: float) -> Unit:
+        def heaviside(value: Linear, shift: float, outputs: tuple[tuple[int, float], ...]) -> Unit:
+            """H(value + shift/(n+1)), forced to 0 at the beginning of sequence."""
             terms = [(s, float(c)) for s, c in value.terms] + [(self.one, shift), (self.bos, -big)]
-            return Unit(tuple(_merge(terms)), 0.0, HEAVISIDE, (), "count")
+            return Unit(tuple(_merge(terms)), 0.0, HEAVISIDE, outputs, "count")
 
-        def single(value: Linear, shift: float, target: int) -> Unit:
-            unit = heaviside(value, shift)
-            return Unit(unit.inputs, unit.bias, unit.activation, ((target, 1.0),), unit.margin)
-
-        if op in (">", ">="):
-            pos, neg = self.slot(label), self.slot(f"!({label})")
-            strict = op == ">"
-            self.mlp(label, [
-                single(difference, -0.5 if strict else 0.5, pos),
-                single(difference.scaled(-1), 0.5 if strict else -0.5, neg),
-            ])
-            return Bool(pos, neg)
         pos, neg = self.slot(label), self.slot(f"!({label})")
+        if op in (">", ">="):
+            shift = -0.5 if op == ">" else 0.5
+            self.mlp(label, [heaviside(difference, shift, ((pos, 1.0),)),
+                             heaviside(difference.scaled(-1), -shift, ((neg, 1.0),))])
+            return Bool(pos, neg)
         equal, unequal = (pos, neg) if op == "==" else (neg, pos)
-        at_least = heaviside(difference, 0.5)
-        at_most = heaviside(difference.scaled(-1), 0.5)
+        both = ((equal, 1.0), (unequal, -1.0))  # equal = [Z >= 0] + [Z <= 0] - 1
         self.mlp(label, [
-            Unit(at_least.inputs, 0.0, HEAVISIDE, ((equal, 1.0), (unequal, -1.0)), "count"),
-            Unit(at_most.inputs, 0.0, HEAVISIDE, ((equal, 1.0), (unequal, -1.0)), "count"),
+            heaviside(difference, 0.5, both),
+            heaviside(difference.scaled(-1), 0.5, both),
             Unit(((self.tok, 1.0),), 0.0, RELU, ((equal, -1.0), (unequal, 2.0))),
         ])
         return Bool(pos, neg)
@@ -378,14 +373,6 @@ class _Lowering:
 
     # ------------------------------------------------------------ expressions
 
-    def is_boolean(self, node: ast.Expr) -> bool:
-        if isinstance(node, ast.Ref):
-            return self.checked.sorts.get(node.name, Sort.BOOL) is Sort.BOOL
-        if isinstance(node, ast.Cond):
-            return self.is_boolean(node.then)
-        return isinstance(node, (ast.TokenIs, ast.BoolConst, ast.Periodic, ast.Not, ast.And,
-                                 ast.Or, ast.Compare))
-
     def boolean(self, node: ast.Expr) -> Bool:
         value = self.expression(node)
         assert isinstance(value, Bool), node
@@ -400,11 +387,12 @@ class _Lowering:
         key = ("expr", node)
         if key in self.memo:
             return self.memo[key]  # type: ignore[return-value]
-        value = self.compute(node, _label(node))
+        value = self.compute(node)
         self.memo[key] = value
         return value
 
-    def compute(self, node: ast.Expr, label: str) -> Value:
+    def compute(self, node: ast.Expr) -> Value:
+        """The value of one node; a slot made for it is labelled with its source text."""
         if isinstance(node, ast.Ref):
             if node.name in self.env:
                 return self.env[node.name]
@@ -413,18 +401,18 @@ class _Lowering:
         if isinstance(node, ast.TokenIs):
             return self.token(node.token)
         if isinstance(node, ast.BoolConst):
-            return Bool(self.tok, None) if node.value else Bool(None, self.tok)
+            return self.constant(node.value)
         if isinstance(node, ast.Periodic):
-            return self.periodic(node.modulus, node.residues, label)
+            return self.periodic(node.modulus, node.residues, _label(node))
         if isinstance(node, ast.Not):
             return self.boolean(node.operand).negated()
         if isinstance(node, (ast.And, ast.Or)):
             operands = [self.boolean(part) for part in self.flatten(node, type(node))]
-            return self.junction(isinstance(node, ast.And), operands, label)
+            return self.junction(isinstance(node, ast.And), operands, _label(node))
         if isinstance(node, ast.Compare):
-            return self.compare(node, label)
+            return self.compare(node, _label(node))
         if isinstance(node, ast.Count):
-            return self.counted(node, label)
+            return self.counted(node, _label(node))
         if isinstance(node, ast.Const):
             return Linear(((self.one, node.value),)) if node.value else Linear()
         if isinstance(node, ast.Add):
@@ -434,14 +422,15 @@ class _Lowering:
         if isinstance(node, ast.Scale):
             return self.count(node.operand).scaled(node.factor)
         if isinstance(node, (ast.Min, ast.Max)):
-            return self.extreme(node, label)
+            return self.extreme(node, _label(node))
         if isinstance(node, ast.Cond):
             condition = self.boolean(node.condition)
             if condition.neg is None or condition.pos is None:  # constant condition
                 return self.expression(node.then if condition.neg is None else node.otherwise)
-            if self.is_boolean(node.then):
-                return self.choose(condition, self.boolean(node.then), self.boolean(node.otherwise), label)
-            return self.select(condition, self.count(node.then), self.count(node.otherwise), label)
+            then = self.expression(node.then)
+            if isinstance(then, Bool):  # the checker gave both branches one sort
+                return self.choose(condition, then, self.boolean(node.otherwise), _label(node))
+            return self.select(condition, then, self.count(node.otherwise), _label(node))
         raise TypeError(f"not a C-RASP expression node: {node!r}")  # pragma: no cover
 
     def define(self, definition: ast.Definition) -> None:
@@ -742,16 +731,6 @@ def emit_weights(lowered: Lowered, schedule: Schedule, config: CompileConfig) ->
     return Weights(spec, arrays, heaviside)
 
 
-_PARAMETER_NAMES = {
-    "embed.W_E": "W_E", "pos_embed.W_pos": "W_pos", "unembed.W_U": "W_U",
-}
-
-
-def state_dict_name(name: str) -> str:
-    """The module's parameter name for a TransformerLens-style weight name."""
-    return _PARAMETER_NAMES.get(name, name)
-
-
 def to_tensor(array: np.ndarray | SparseArray, dtype: torch.dtype, device: str) -> torch.Tensor:
     """A dense tensor, or a coalesced sparse COO tensor for a :class:`SparseArray`."""
     if isinstance(array, SparseArray):
@@ -764,8 +743,8 @@ def assemble(weights: Weights, device: str = "cpu") -> LimitTransformer:
     """Pass 5: the torch module holding the weights."""
     with torch.device("meta"):
         model = LimitTransformer(weights.spec)
-    dtype = {"float32": torch.float32, "float64": torch.float64}[weights.spec.dtype]
-    state = {state_dict_name(k): to_tensor(v, dtype, device) for k, v in weights.arrays.items()}
+    dtype = torch_dtype(weights.spec.dtype)
+    state = {module_name(k): to_tensor(v, dtype, device) for k, v in weights.arrays.items()}
     for layer, mask in enumerate(weights.heaviside):
         state[f"blocks.{layer}.mlp.heaviside"] = torch.from_numpy(mask).to(device)
     model.load_state_dict(state, assign=True)
@@ -784,18 +763,3 @@ def compile_program(program: ast.Program | CheckedProgram,
     lowered = eliminate_dead_slots(lower(checked, config))
     schedule = allocate_layers(lowered, dependency_graph(lowered))
     return assemble(emit_weights(lowered, schedule, config), config.device)
-
-
-def model_summary(model: LimitTransformer) -> list[dict]:
-    """Per layer: its heads ("uniform" or "offset d" with the phi support) and MLP width."""
-    summary = []
-    for layer, (heads, block) in enumerate(zip(model.spec.heads, model.blocks)):
-        names = []
-        for h, head in enumerate(heads):
-            if head.kind == "uniform":
-                names.append("uniform")
-            else:
-                support = torch.nonzero(block.attn.phi[h]).flatten().tolist()
-                names.append(f"offset {head.offset} (phi support {support})")
-        summary.append({"layer": layer, "heads": names, "mlp": int(block.mlp.W_in.shape[1])})
-    return summary

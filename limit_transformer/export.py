@@ -27,12 +27,10 @@ import torch
 
 from crasp.errors import CraspError
 
-from .model import LimitTransformer, ModelSpec
+from .model import LimitTransformer, ModelSpec, lens_name, module_name
 
 FORMAT = "crasp-limit-transformer"
 VERSION = 1
-_TO_LENS = {"W_E": "embed.W_E", "W_pos": "pos_embed.W_pos", "W_U": "unembed.W_U"}
-_FROM_LENS = {v: k for k, v in _TO_LENS.items()}
 
 
 class ExportError(CraspError):
@@ -53,7 +51,7 @@ def save(model: LimitTransformer, path: str | Path) -> tuple[Path, Path]:
     weights, config = _paths(path)
     tensors, sparse = {}, {}
     for name, tensor in model.state_dict().items():
-        name = _TO_LENS.get(name, name)
+        name = lens_name(name)
         tensor = tensor.detach().cpu()
         if tensor.is_sparse:
             tensor = tensor.coalesce()
@@ -97,8 +95,8 @@ def load(path: str | Path, device: str = "cpu") -> LimitTransformer:
             indices, values = tensors.pop(f"{name}.indices"), tensors.pop(f"{name}.values")
         except KeyError:
             raise ExportError(f"{weights}: sparse weight {name} is missing its entries") from None
-        state[_FROM_LENS.get(name, name)] = torch.sparse_coo_tensor(indices, values, shape).coalesce()
-    state.update({_FROM_LENS.get(k, k): v for k, v in tensors.items()})
+        state[module_name(name)] = torch.sparse_coo_tensor(indices, values, shape).coalesce()
+    state.update({module_name(k): v for k, v in tensors.items()})
     with torch.device("meta"):
         model = LimitTransformer(spec)
     try:

@@ -177,7 +177,27 @@ def _rows(weight: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
     return picked.view(*index.shape, weight.shape[1])
 
 
-def _dtype(name: str) -> torch.dtype:
+TRANSFORMER_LENS_NAMES = {"W_E": "embed.W_E", "W_pos": "pos_embed.W_pos", "W_U": "unembed.W_U"}
+"""Module parameter name -> TransformerLens name, where they differ (blocks.* are the same)."""
+_MODULE_NAMES = {lens: name for name, lens in TRANSFORMER_LENS_NAMES.items()}
+
+
+def lens_name(name: str) -> str:
+    """The TransformerLens-style name of a state-dict entry."""
+    return TRANSFORMER_LENS_NAMES.get(name, name)
+
+
+def module_name(name: str) -> str:
+    """The state-dict name of a TransformerLens-style weight name."""
+    return _MODULE_NAMES.get(name, name)
+
+
+def dense(weight: torch.Tensor) -> torch.Tensor:
+    """A weight as a dense tensor without gradient history (sparse weights are expanded)."""
+    return (weight.to_dense() if weight.is_sparse else weight).detach()
+
+
+def torch_dtype(name: str) -> torch.dtype:
     try:
         return {"float32": torch.float32, "float64": torch.float64}[name]
     except KeyError:
@@ -229,7 +249,7 @@ class Attention(nn.Module):
     def _flat_weights(self) -> tuple[torch.Tensor, torch.Tensor]:
         cache = self._caches["flat"]
         key = (id(self.W_V), self.W_V._version, id(self.W_O), self.W_O._version)
-        if cache.get("key") != key or not (self.W_V.is_sparse or self.W_O.is_sparse):
+        if cache.get("key") != key:  # kept, so that project() finds its own cache for them
             cache["key"] = key
             cache["weights"] = (heads_as_matrix(self.W_V, False), heads_as_matrix(self.W_O, True))
         return cache["weights"]
@@ -273,7 +293,7 @@ class Attention(nn.Module):
         base = torch.exp(tail - m)  # (heads, n)
         numerator = base[None, :, :, None] * torch.cumsum(v, dim=2)
         denominator = base * (i + 1).to(v.dtype)[None, :]
-        numerator, denominator = numerator.clone(), denominator[None].expand(v.shape[0], -1, -1).clone()
+        denominator = denominator[None].expand(v.shape[0], -1, -1).clone()
         for h, d in torch.nonzero(self.phi != self.phi_tail[:, None]).tolist():
             if d >= n:
                 continue  # no query is that far from a key yet
@@ -356,7 +376,7 @@ class LimitTransformer(nn.Module):
         self.W_U = nn.Parameter(torch.zeros(d, len(spec.outputs)))
         self._unembed_cache: dict = {}
         if self.W_U.device.type != "meta":
-            self.to(_dtype(spec.dtype))
+            self.to(torch_dtype(spec.dtype))
 
     def embed(self, tokens: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         if self.spec.wrap:

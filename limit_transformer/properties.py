@@ -18,7 +18,7 @@ import torch
 
 from crasp.errors import CraspError
 
-from .model import LimitTransformer
+from .model import LimitTransformer, dense
 
 
 class PropertyViolation(CraspError):
@@ -35,10 +35,6 @@ class Properties:
     heads: int
 
 
-def _dense(weight: torch.Tensor) -> torch.Tensor:
-    return weight.to_dense() if weight.is_sparse else weight
-
-
 def least_period(table: torch.Tensor) -> int:
     """The least p dividing the number of rows with row r equal to row r mod p for every r."""
     rows = table.shape[0]
@@ -50,13 +46,13 @@ def least_period(table: torch.Tensor) -> int:
 
 def check_properties(model: LimitTransformer) -> Properties:
     """PERIODIC and LOCAL as read from the weights; raises PropertyViolation if either fails."""
-    table = _dense(model.W_pos.detach())
+    table = dense(model.W_pos)
     if not model.spec.wrap:
         raise PropertyViolation(
             f"the positional table has {table.shape[0]} rows indexed by absolute position, not by "
             "position modulo a period: PERIODIC fails (an APE transformer, not a Limit Transformer)")
     for name, weight in model.named_parameters():
-        if not bool(torch.isfinite(_dense(weight.detach())).all()):
+        if not bool(torch.isfinite(dense(weight)).all()):
             raise PropertyViolation(f"{name} has entries that are not finite numbers")
     tau, heads = -1, 0
     for layer, block in enumerate(model.blocks):

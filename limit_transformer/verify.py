@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from crasp.checker import CheckedProgram
-from crasp.interpreter import RunResult, run as interpret
+from crasp.interpreter import RunResult, length_batches, run as interpret
 
 from .model import LimitTransformer
 from .runner import run as run_compiled
@@ -119,16 +119,10 @@ def verify(
     """Compare on ``count`` random inputs up to ``max_length`` tokens, in batches of similar length."""
     rng = np.random.default_rng(seed)
     inputs, offsets = random_inputs(checked, count, max_length, rng)
-    order = sorted(range(count), key=lambda k: len(inputs[k]))
-    reports = []
-    start = 0
-    while start < count:
-        stop = start + 1
-        while stop < count and (stop + 1 - start) * len(inputs[order[stop]]) <= batch_cells:
-            stop += 1
-        chosen = order[start:stop]
-        reports.append(compare(model, checked, [inputs[k] for k in chosen], [offsets[k] for k in chosen]))
-        start = stop
+    reports = [
+        compare(model, checked, [inputs[k] for k in chosen], [offsets[k] for k in chosen])
+        for chosen in length_batches([len(tokens) for tokens in inputs], batch_cells)
+    ]
     mismatches = tuple(m for r in reports for m in r.mismatches)
     return Verification(count, sum(r.positions for r in reports),
                         max((r.longest for r in reports), default=0), mismatches)

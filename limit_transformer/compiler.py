@@ -735,7 +735,8 @@ def to_tensor(array: np.ndarray | SparseArray, dtype: torch.dtype, device: str) 
     """A dense tensor, or a coalesced sparse COO tensor for a :class:`SparseArray`."""
     if isinstance(array, SparseArray):
         return torch.sparse_coo_tensor(torch.from_numpy(array.indices), torch.from_numpy(array.values),
-                                       array.shape, dtype=dtype, device=device).coalesce()
+                                       array.shape, dtype=dtype, device=device,
+                                       check_invariants=False).coalesce()  # indices are our own
     return torch.from_numpy(array).to(device=device, dtype=dtype)
 
 

@@ -95,7 +95,11 @@ def load(path: str | Path, device: str = "cpu") -> LimitTransformer:
             indices, values = tensors.pop(f"{name}.indices"), tensors.pop(f"{name}.values")
         except KeyError:
             raise ExportError(f"{weights}: sparse weight {name} is missing its entries") from None
-        state[module_name(name)] = torch.sparse_coo_tensor(indices, values, shape).coalesce()
+        try:  # indices read from a file are checked, so a corrupted file cannot crash torch
+            state[module_name(name)] = torch.sparse_coo_tensor(
+                indices, values, shape, check_invariants=True).coalesce()
+        except RuntimeError as error:
+            raise ExportError(f"{weights}: sparse weight {name} is corrupted ({str(error)[:200]})") from None
     state.update({module_name(k): v for k, v in tensors.items()})
     with torch.device("meta"):
         model = LimitTransformer(spec)

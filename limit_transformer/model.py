@@ -120,8 +120,8 @@ def _compact(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Te
     else:
         with warnings.catch_warnings():  # torch calls its CSR support "beta"; we use only matmul
             warnings.simplefilter("ignore", UserWarning)
-            matrix = torch.sparse_coo_tensor(torch.stack([c_new, r_new]), values,
-                                             (shape[1], shape[0])).coalesce().to_sparse_csr()
+            matrix = torch.sparse_coo_tensor(torch.stack([c_new, r_new]), values, (shape[1], shape[0]),
+                                             check_invariants=False).coalesce().to_sparse_csr()
     return rows, columns, matrix
 
 
@@ -166,7 +166,7 @@ def heads_as_matrix(weight: torch.Tensor, heads_first_axis: bool) -> torch.Tenso
         indices, shape = torch.stack([h * rows + r, c]), (heads * rows, columns)
     else:
         indices, shape = torch.stack([r, h * columns + c]), (rows, heads * columns)
-    return torch.sparse_coo_tensor(indices, weight.values(), shape).coalesce()
+    return torch.sparse_coo_tensor(indices, weight.values(), shape, check_invariants=False).coalesce()
 
 
 def _rows(weight: torch.Tensor, index: torch.Tensor) -> torch.Tensor:

@@ -118,6 +118,19 @@ def test_export_round_trip(tmp_path, source):
     assert any(n.startswith("blocks.0.attn.W_V") for n in names)
 
 
+def test_out_of_range_sparse_indices_are_reported(tmp_path):
+    from safetensors.torch import load_file, save_file
+
+    model = compile(registry.get("unique_copy").program("ape"))
+    weights, _ = save(model, tmp_path / "m")
+    tensors = load_file(str(weights))
+    name = next(k for k in tensors if k.endswith(".indices"))
+    tensors[name][0, 0] = 10**9  # points outside the weight
+    save_file(tensors, str(weights))
+    with pytest.raises(ExportError, match="is corrupted"):
+        load(tmp_path / "m")
+
+
 def test_corrupted_files_are_reported(tmp_path):
     model = compile(library.load("dyck1"))
     weights, config = save(model, tmp_path / "m")

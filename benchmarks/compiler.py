@@ -11,6 +11,10 @@ in the memory budget are skipped and marked.
     python benchmarks/compiler.py           # library and a selection of task programs
     python benchmarks/compiler.py --all     # every task program too
     python benchmarks/compiler.py --quick   # lengths up to 10^4, for a smoke run
+    python benchmarks/compiler.py --rpos    # only R_pos of the APE translations, N = 64 ... 4096
+
+R_pos is the positional regularizer of Huang et al. (2025) (TASKS.md) of ``to_ape(model, N)``
+for each library program, computed from the translated model's weights.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from crasp import check, library  # noqa: E402
 from limit_transformer import CompileConfig, CompileError, compile  # noqa: E402
+from limit_transformer.ape import positional_regularizer, to_ape  # noqa: E402
 from limit_transformer.runner import prepare  # noqa: E402
 from limit_transformer.verify import compare, random_inputs  # noqa: E402
 from tasks import registry  # noqa: E402
@@ -88,11 +93,36 @@ def throughput(model, checked, device: str, length: int = 10_000, repeats: int =
     return length / statistics.median(times[1:])
 
 
+RPOS_LENGTHS = (64, 256, 1024, 4096)
+
+
+def regularizer_table() -> list[dict]:
+    """R_pos of the APE translation of every library program, per context length N."""
+    rows = []
+    for name in library.names():
+        model = compile(library.load(name))
+        row = {"program": f"library/{name}"}
+        for n in RPOS_LENGTHS:
+            row[f"N={n}"] = round(positional_regularizer(to_ape(model, n)), 2)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--all", action="store_true")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--rpos", action="store_true")
     args = parser.parse_args()
+    if args.rpos:
+        rows = regularizer_table()
+        print(tabulate(rows, headers="keys", tablefmt="github"))
+        out = ROOT / "benchmarks" / "results" / "regularizer.json"
+        out.parent.mkdir(exist_ok=True)
+        out.write_text(json.dumps({"lengths": list(RPOS_LENGTHS), "rows": rows}, indent=1))
+        print(f"wrote {out}")
+        return
     lengths = [10**3, 10**4] if args.quick else [10**3, 10**4, 10**5, 10**6]
     rows = []
     for name, checked in programs(args.all):

@@ -8,8 +8,9 @@ reported as such); throughput in tokens/s of the compiled forward pass at 10^4 t
 3 runs), on CPU and, when CUDA is available, on GPU. Lengths whose residual stream would not fit
 in the memory budget are skipped and marked.
 
-    python benchmarks/compiler.py           # library and a selection of task programs
-    python benchmarks/compiler.py --all     # every task program too
+    python benchmarks/compiler.py           # the library programs
+    python benchmarks/compiler.py --tasks   # and a selection of task programs
+    python benchmarks/compiler.py --all     # and every task program
     python benchmarks/compiler.py --quick   # lengths up to 10^4, for a smoke run
     python benchmarks/compiler.py --rpos    # only R_pos of the APE translations, N = 64 ... 4096
 
@@ -46,11 +47,11 @@ SELECTED_TASKS = ("majority", "sort", "bin_majority_interleave", "tomita_4", "d_
 MEMORY_BUDGET = 4 << 30  # bytes for one residual stream copy of the longest input
 
 
-def programs(all_tasks: bool):
+def programs(selected_tasks: bool, all_tasks: bool):
     for name in library.names():
         yield f"library/{name}", check(library.load(name))
     for task in registry.all_tasks():
-        if all_tasks or task.name in SELECTED_TASKS:
+        if all_tasks or (selected_tasks and task.name in SELECTED_TASKS):
             program = task.program("ape")
             if program is not None:
                 yield f"task/{task.name}", check(program)
@@ -111,6 +112,7 @@ def regularizer_table() -> list[dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", action="store_true")
     parser.add_argument("--all", action="store_true")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--rpos", action="store_true")
@@ -125,7 +127,7 @@ def main() -> None:
         return
     lengths = [10**3, 10**4] if args.quick else [10**3, 10**4, 10**5, 10**6]
     rows = []
-    for name, checked in programs(args.all):
+    for name, checked in programs(args.tasks, args.all):
         start = time.perf_counter()
         model = compile(checked)
         compile_s = time.perf_counter() - start

@@ -201,6 +201,29 @@ class _Evaluator:
             return np.where(self(node.condition), self(node.then), self(node.otherwise))
         raise TypeError(f"not a C-RASP expression node: {node!r}")  # pragma: no cover
 
+    def result(self, batch: tuple[tuple[str, ...], ...], lengths: np.ndarray, *, trace: bool) -> RunResult:
+        """Evaluate every definition and the outputs; the verdict is read at each input's last position."""
+        checked = self.checked
+        for definition in checked.definitions:
+            self.env[definition.name] = self(definition.expr)
+        last = np.maximum(lengths - 1, 0)
+        rows = np.arange(len(batch))
+        accept = next_values = accept_values = None
+        if checked.accept is not None:
+            accept_values = self(checked.accept)
+            accept = accept_values[rows, last] if len(batch) else np.zeros(0, dtype=bool)
+        else:
+            next_values = {token: self(expr) for token, expr in checked.next_tokens}
+        return RunResult(
+            tokens=batch,
+            lengths=lengths,
+            offsets=self.offsets,
+            accept=accept,
+            next=next_values,
+            values=dict(self.env) if trace else None,
+            accept_values=accept_values if trace else None,
+        )
+
     def count(self, node: ast.Count) -> np.ndarray:
         values = self(node.operand)
         if node.guard is None:
@@ -246,26 +269,7 @@ def run(
         )
 
     evaluate = _Evaluator(checked, ids, vocabulary, offsets)
-    for definition in checked.definitions:
-        evaluate.env[definition.name] = evaluate(definition.expr)
-
-    last = np.maximum(lengths - 1, 0)
-    rows = np.arange(len(batch))
-    accept = next_values = accept_values = None
-    if checked.accept is not None:
-        accept_values = evaluate(checked.accept)
-        accept = accept_values[rows, last] if len(batch) else np.zeros(0, dtype=bool)
-    else:
-        next_values = {token: evaluate(expr) for token, expr in checked.next_tokens}
-    return RunResult(
-        tokens=tuple(batch),
-        lengths=lengths,
-        offsets=offsets,
-        accept=accept,
-        next=next_values,
-        values=dict(evaluate.env) if trace else None,
-        accept_values=accept_values if trace else None,
-    )
+    return evaluate.result(tuple(batch), lengths, trace=trace)
 
 
 def run_in_chunks(

@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from . import anchors, programs
-from .registry import BOS, Format, Labels, Task
+from .registry import BOS, INVALID, Format, Labels, Task
 
 TRAIN_RANGE = (0, 50)
 BINS = ((0, 50), (51, 100), (101, 150))
@@ -149,6 +149,64 @@ def _addition_valid(x) -> bool:
     return well(left) and well(right)
 
 
+# ---------------------------------------------------------------- vectorised references
+# Each maps symbol ids (rows of a batch, ids index the task's symbols) to one int64 row per input
+# numbering its answer, INVALID outside the domain (see Task.batch_answer).
+
+
+def _where_valid(valid: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    codes = codes.reshape(len(valid), -1).astype(np.int64)
+    return np.where(valid[:, None], codes, INVALID)
+
+
+def _batch_majority(ids: np.ndarray, symbols: int) -> np.ndarray:
+    counts = np.stack([(ids == s).sum(axis=1, dtype=np.int32) for s in range(symbols)], axis=1)
+    top = counts.max(axis=1)
+    unique = (counts == top[:, None]).sum(axis=1) == 1
+    return _where_valid(unique & (ids.shape[1] > 0), counts.argmax(axis=1))
+
+
+def _batch_copy(ids: np.ndarray) -> np.ndarray:
+    return ids if ids.shape[1] else np.full((len(ids), 1), INVALID, dtype=np.int64)
+
+
+def _batch_parity(ids: np.ndarray) -> np.ndarray:
+    return (ids.sum(axis=1, dtype=np.int32) % 2)[:, None].astype(np.int64)
+
+
+def _batch_interleave(ids: np.ndarray, period: int = 3) -> np.ndarray:
+    length = ids.shape[1]
+    if length == 0 or length % period:
+        return np.full((ids.shape[0], 1), INVALID, dtype=np.int64)
+    ones = np.stack([ids[:, k::period].sum(axis=1) for k in range(period)], axis=1)
+    untied = (2 * ones != length // period).all(axis=1)
+    majority = (2 * ones > length // period).astype(np.int64)
+    return _where_valid(untied, majority @ (2 ** np.arange(period)))
+
+
+def _batch_addition(ids: np.ndarray) -> np.ndarray:
+    """Binary ``op1 + op2 =`` (symbols 0, 1, +, =): the sum numbers the answer."""
+    rows, length = ids.shape
+    if length < 4:
+        return np.full((rows, 1), INVALID, dtype=np.int64)
+    if length > 64:  # operands of up to 61 bits keep the sum in int64; longer ones use the Python reference
+        raise NotImplementedError("binary operands beyond 61 bits")
+    plus = ids == 2
+    at = plus.argmax(axis=1)
+    column = np.arange(length)[None, :]
+    in_first = column < at[:, None]
+    in_second = (column > at[:, None]) & (column < length - 1)
+    ok = (plus.sum(axis=1) == 1) & (ids[:, -1] == 3) & ((ids[:, :-1] < 2) | plus[:, :-1]).all(axis=1)
+    first_size, second_size = at, length - 2 - at
+    ok &= (first_size >= 1) & (second_size >= 1)
+    ok &= (first_size == 1) | (ids[:, 0] == 1)
+    ok &= (second_size == 1) | (ids[np.arange(rows), np.minimum(at + 1, length - 1)] == 1)
+    bit = np.where(ids < 2, ids, 0).astype(np.int64)
+    first = (bit * in_first) << np.where(in_first, at[:, None] - 1 - column, 0)
+    second = (bit * in_second) << np.where(in_second, length - 2 - column, 0)
+    return _where_valid(ok, first.sum(axis=1) + second.sum(axis=1))
+
+
 # ---------------------------------------------------------------- copy_every_kth
 
 
@@ -228,6 +286,7 @@ def builtin_tasks() -> list[Task]:
                       "nope": lambda: programs.majority(["0", "1"])},
             anchors=anchors.algorithmic("bin_majority"),
             description="the majority bit of L bits with #0 != #1", reference=HUANG,
+            batch_answer=functools.partial(_batch_majority, symbols=2),
         ),
         Task(
             name="majority", family="algorithmic", format=Format.SEQ2SEQ,
@@ -239,6 +298,7 @@ def builtin_tasks() -> list[Task]:
             programs={"ape": lambda: programs.majority(letters), "nope": lambda: programs.majority(letters)},
             anchors=anchors.algorithmic("majority"),
             description="the unique most frequent of L letters", reference=HUANG,
+            batch_answer=functools.partial(_batch_majority, symbols=len(letters)),
         ),
         Task(
             name="bin_majority_interleave", family="algorithmic", format=Format.SEQ2SEQ,
@@ -252,7 +312,7 @@ def builtin_tasks() -> list[Task]:
                                 "position offset); the paper labels it not expressible for NoPE"},
             anchors=anchors.algorithmic("bin_majority_interleave"),
             description="3 untied bit streams of length L/3 interleaved; the 3 majority bits",
-            reference=HUANG,
+            reference=HUANG, batch_answer=_batch_interleave,
         ),
         Task(
             name="unique_copy", family="algorithmic", format=Format.SEQ2SEQ,
@@ -281,6 +341,7 @@ def builtin_tasks() -> list[Task]:
             },
             anchors=anchors.algorithmic("repeat_copy"),
             description="copy L symbols over {a, b}", reference=HUANG,
+            batch_answer=_batch_copy,
         ),
         Task(
             name="sort", family="algorithmic", format=Format.SEQ2SEQ,
@@ -309,6 +370,7 @@ def builtin_tasks() -> list[Task]:
             },
             anchors=anchors.algorithmic("parity"),
             description="'e' if L bits hold an even number of 1s, else 'o' (L may be 0)", reference=HUANG,
+            batch_answer=_batch_parity,
         ),
         Task(
             name="addition", family="algorithmic", format=Format.SEQ2SEQ,
@@ -326,7 +388,7 @@ def builtin_tasks() -> list[Task]:
             anchors=anchors.algorithmic("addition"),
             description="op1 + op2 = in binary, MSB first, no leading zeros; L counts '+' and '='; "
                         "the sum follows '=' (no <sep>)",
-            reference=HUANG,
+            reference=HUANG, batch_answer=_batch_addition,
         ),
     ]
     for k in (1, 2, 3):

@@ -73,6 +73,44 @@ class Dfa:
             sets.append(self.legal(state))
         return tuple(sets)
 
+    @functools.cached_property
+    def tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """(transitions, set codes) over numbered states: ``transitions[q, s]`` is the state after
+        symbol ``self.symbols[s]`` in state q (the last state is the dead one) and ``codes[q]``
+        numbers q's next-character set (equal sets, equal numbers)."""
+        start = self.start if self.start in self.live else None
+        states, index = [start], {start: 0}
+        for state in states:
+            for symbol in self.symbols:
+                target = self.step(state, symbol)
+                if target not in index:
+                    index[target] = len(states)
+                    states.append(target)
+        transitions = np.array([[index[self.step(q, s)] for s in self.symbols] for q in states], dtype=np.int64)
+        sets: dict[frozenset, int] = {}
+        codes = np.array([sets.setdefault(self.legal(q), len(sets)) for q in states], dtype=np.int64)
+        return transitions, codes.astype(np.int8 if len(sets) < 128 else np.int64)
+
+    def batch_next_sets(self, ids: np.ndarray) -> np.ndarray:
+        """Vectorised :meth:`next_sets`: ``ids[b, k]`` indexes ``self.symbols``; entry [b, k] of the
+        result numbers the next-character set after the first k symbols of row b.
+
+        >>> dyck1 = bounded_dyck(1, "a", "b")
+        >>> dyck1.batch_next_sets(np.array([[0, 1], [1, 0]])).tolist()
+        [[0, 1, 0], [0, 2, 2]]
+        """
+        transitions, codes = self.tables
+        flat = transitions.astype(np.int32).ravel()
+        width = np.int32(transitions.shape[1])
+        state = np.zeros(ids.shape[0], dtype=np.int32)
+        out = np.empty((ids.shape[1] + 1, ids.shape[0]), dtype=codes.dtype)  # by position: rows stay contiguous
+        out[0] = codes[0]
+        columns = np.ascontiguousarray(ids.T, dtype=np.int32)
+        for k in range(ids.shape[1]):
+            state = flat.take(state * width + columns[k])
+            out[k + 1] = codes.take(state)
+        return out.T
+
     def accepts(self, x: Sequence[str]) -> bool:
         return EOS in self.next_sets(x)[-1]
 

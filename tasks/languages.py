@@ -302,6 +302,7 @@ def _task(language: Language) -> Task:
         outputs=dfa.symbols,
         sample_input=dfa.random_prefix,
         answer=dfa.next_sets,
+        batch_answer=dfa.batch_next_sets,
         valid=lambda x: True,
         train_range=language.train,
         bins=language.bins,

@@ -26,6 +26,8 @@ from crasp.ast import Program
 from crasp.errors import CraspError
 
 BOS, SEP, EOS = "<bos>", "<sep>", "<eos>"
+INVALID = -1
+"""The code a vectorised reference gives an input outside the task's domain."""
 
 
 class TaskError(CraspError):
@@ -105,6 +107,12 @@ class Task:
     names (the paper's spelling) that :func:`get` accepts. ``measure(x)``, where given, is the length
     in the task's own unit (digits for arithmetic; default: symbols); ``enumerate_inputs(n)``, where
     given, lists every input of length at most n for exhaustive checks (default: all strings).
+    ``batch_answer(ids)``, where given, is the reference vectorised for the communication checker:
+    ``ids[b, k]`` indexes ``symbols``, and row b of the int64 result numbers the outputs of input b
+    (the answer for seq2seq and accept tasks, the next-set after each prefix, the empty one
+    first, for next-set tasks) so that rows are equal exactly when the outputs are; an input
+    outside the task's domain gets a row of :data:`INVALID`. It may raise NotImplementedError
+    for inputs it does not cover; the checker then calls ``answer``.
     """
 
     name: str
@@ -134,6 +142,7 @@ class Task:
     enumerate_inputs: Callable[[int], Iterable[tuple[str, ...]]] | None = None
     dataset: Dataset | None = None
     aliases: tuple[str, ...] = ()
+    batch_answer: Callable[[np.ndarray], np.ndarray] | None = field(default=None, compare=False)
 
     @property
     def alphabet(self) -> tuple[str, ...]:
@@ -233,12 +242,14 @@ def task(
     programs: dict[str, Callable[[], Program]] | None = None,
     no_program: dict[str, str] | None = None,
     description: str = "",
+    batch: Callable[[np.ndarray], np.ndarray] | None = None,
     replace: bool = False,
 ) -> Callable:
     """Decorator: register a task whose reference is the decorated function.
 
     The function maps an input (a tuple of symbols) to the answer tokens (seq2seq), the tuple of
-    legal-next sets (next-set) or the verdict (accept); ``sampler(length, rng)`` draws an input.
+    legal-next sets (next-set) or the verdict (accept); ``sampler(length, rng)`` draws an input;
+    ``batch`` is an optional vectorised reference (see :class:`Task`).
 
     >>> @task("demo_reverse", symbols=("a", "b"), replace=True,
     ...       sampler=lambda n, rng: tuple(rng.choice(["a", "b"], size=n)))
@@ -255,7 +266,7 @@ def task(
             train_range=train_range, bins=bins, min_length=min_length, labels=labels,
             programs=dict(programs or {}), no_program=dict(no_program or {}),
             description=description or (reference.__doc__ or "").strip().split("\n")[0],
-            reference=f"{reference.__module__}.{reference.__qualname__}",
+            reference=f"{reference.__module__}.{reference.__qualname__}", batch_answer=batch,
         ), replace=replace)
         return reference
     return wrap

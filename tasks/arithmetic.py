@@ -97,6 +97,17 @@ def _xu_answer(modulus: int | None):
     return answer
 
 
+def truncate_operands(x: tuple[str, ...], digits: int) -> tuple[str, ...]:
+    """Xu et al.'s input with every operand digit above the ``digits`` least significant set to 0:
+    what a model trained on D_n (n = ``digits``) has only ever seen in those positions.
+
+    >>> "".join(truncate_operands(operands_x(98765, 43, "+"), 3))[15:]
+    '00765+00000000000000000043='
+    """
+    a, op, b = _xu_parse(x)
+    return operands_x(a % 10 ** digits, b % 10 ** digits, op)
+
+
 def _xu_measure(x) -> int:
     a, _, b = _xu_parse(x)
     return max(_size(a), _size(b))

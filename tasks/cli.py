@@ -1,8 +1,10 @@
-"""``crasp tasks`` and ``crasp verify``: the task suite on the command line."""
+"""``crasp tasks``, ``crasp verify`` and ``crasp predict``: the task suite on the command line."""
 
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 
 from crasp.checker import check
@@ -112,6 +114,65 @@ def cmd_verify(args, out, err) -> int:
     return 1
 
 
+def _resolve(name: str) -> Task:
+    """A registered task, or ``module:attribute`` importable from the working directory."""
+    if ":" in name and "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    return registry.get(name)
+
+
+def cmd_predict(args, out, err) -> int:
+    from crasp.cli import load_program
+    from tabulate import tabulate
+
+    from .predict import predict
+
+    if args.all == bool(args.task):
+        raise registry.TaskError("name one TASK or give --all")
+    if args.program and args.all:
+        raise registry.TaskError("--program goes with one TASK, not --all")
+    selected = ([_resolve(args.task)] if args.task else
+                [t for t in registry.all_tasks() if args.family in (None, t.family)])
+    programs = [load_program(path) for path in args.program or []]
+    predictions = []
+    for number, task in enumerate(selected, 1):
+        if len(selected) > 1:
+            print(f"[{number}/{len(selected)}] {task.name}", file=err, flush=True)
+        predictions.append(predict(task, programs=programs, quick=args.quick, seed=args.seed))
+    if args.json:
+        print(json.dumps([p.to_json() for p in predictions] if args.all else predictions[0].to_json(), indent=2),
+              file=out)
+        return 0
+    if not args.all:
+        print(_explain(predictions[0]), file=out)
+        return 0
+    rows = [[p.task, f"{p.ape.verdict.value} ({p.ape.basis})", f"{p.nope.verdict.value} ({p.nope.basis})",
+             f"{_label(p.labels.ape)}/{_label(p.labels.nope)}", {None: "-", True: "yes", False: "NO"}[p.agrees]]
+            for p in predictions]
+    print(tabulate(rows, headers=["task", "APE", "NoPE", "paper APE/NoPE", "agrees"], tablefmt="simple"), file=out)
+    labelled = [p for p in predictions if p.agrees is not None]
+    print(f"\n{sum(p.agrees for p in labelled)} of {len(labelled)} predictions with published labels agree "
+          "with them; `crasp predict TASK` shows the evidence", file=out)
+    return 0
+
+
+def _explain(prediction) -> str:
+    lines = [f"{prediction.task}"]
+    for model, title in (("ape", "APE (learned absolute positions)"), ("nope", "NoPE (no positions)")):
+        verdict = prediction.verdict(model)
+        lines.append(f"\n{title}: {verdict.verdict.value.upper()}  [basis: {verdict.basis}]")
+        lines += [f"  - {line}" for line in verdict.evidence]
+        lines += [f"  ref: {ref}" for ref in verdict.references]
+    labels = prediction.labels
+    if labels.ape is not None or labels.nope is not None:
+        agree = "agrees" if prediction.agrees else "DISAGREES"
+        lines.append(f"\npaper labels (expressible APE/NoPE): {_label(labels.ape)}/{_label(labels.nope)}: "
+                     f"the prediction {agree}")
+    if prediction.communication is not None and prediction.communication.table:
+        lines.append("\n" + prediction.communication.summary())
+    return "\n".join(lines)
+
+
 def add_commands(commands) -> None:
     """Add ``tasks`` and ``verify`` to the ``crasp`` command's subparsers."""
     tasks_p = commands.add_parser(
@@ -140,6 +201,24 @@ def add_commands(commands) -> None:
     verify_p.add_argument("--seed", type=int, default=0)
     verify_p.add_argument("--trace", metavar="FILE", help="write the counterexample's trace (.html or .txt)")
     verify_p.set_defaults(handler=cmd_verify)
+
+    predict_p = commands.add_parser(
+        "predict", help="predict whether a task length-generalizes, with evidence",
+        description="For APE and NoPE transformers: 'generalizes', 'does not generalize' or 'undetermined', "
+        "with the evidence (verified programs, the communication matrix's growth, Xu et al.'s truncation "
+        "test, documented results) and the references. TASK is a registered task or module:attribute naming "
+        "a task of your own (a Task, or a function registered with @tasks.task).",
+    )
+    predict_p.add_argument("task", metavar="TASK", nargs="?")
+    predict_p.add_argument("--all", action="store_true", help="every registered task, as a table")
+    predict_p.add_argument("--family", help="with --all: only this family (algorithmic, formal, arithmetic)")
+    predict_p.add_argument("--program", metavar="FILE", action="append",
+                           help="a candidate .cr program for TASK (repeatable); verified before it counts")
+    predict_p.add_argument("--quick", action="store_true",
+                           help="smaller verification and enumeration budgets (seconds per task)")
+    predict_p.add_argument("--json", action="store_true", help="the prediction(s) as JSON")
+    predict_p.add_argument("--seed", type=int, default=0)
+    predict_p.set_defaults(handler=cmd_predict)
 
 
 __all__ = ["add_commands", "describe", "program_status"]

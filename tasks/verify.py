@@ -163,6 +163,7 @@ def verify(
     max_length: int = 500,
     random_offsets: int = 2,
     seed: int = 0,
+    exhaustive_budget: int = EXHAUSTIVE_BUDGET,
 ) -> Report:
     """Check ``program`` (default: the task's library program for ``variant``) against the reference."""
     if program is None:
@@ -173,7 +174,7 @@ def verify(
     checked = program if isinstance(program, CheckedProgram) else check(program)
     _check_outputs(task, checked)
     rng = np.random.default_rng(seed)
-    default_length, default_symbols = default_exhaustive(task)
+    default_length, default_symbols = default_exhaustive(task, exhaustive_budget)
     length = default_length if exhaustive_length is None else exhaustive_length
     symbols = tuple(exhaustive_symbols or default_symbols)
 

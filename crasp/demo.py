@@ -72,6 +72,26 @@ def _compile_library(say) -> None:
             f"{report.summary()}")
 
 
+def _predict_tasks(say) -> None:
+    try:
+        import tasks
+        from tasks.predict import predict
+    except ImportError:  # pragma: no cover - crasp installed without the task suite
+        say("(the tasks package is not installed)")
+        return
+    chosen = [*tasks.names("algorithmic")[:8], "aa_star", "tomita_3", "d_4", "tomita_4",
+              "xu_mod100_addition", "xu_mod150_addition", "duan_successor", "sabbaghi_addition"]
+    agree = labelled = 0
+    for name in chosen:
+        prediction = predict(tasks.get(name), quick=True)
+        label = {None: "", True: "  = paper", False: "  != paper"}[prediction.agrees]
+        agree += bool(prediction.agrees)
+        labelled += prediction.agrees is not None
+        say(f"{name[:22]:22s} APE {prediction.ape.verdict.value:19s} ({prediction.ape.basis:13s})  "
+            f"NoPE {prediction.nope.verdict.value:19s} ({prediction.nope.basis}){label}")
+    say(f"{agree} of {labelled} agree with the paper's labels; `crasp predict TASK` shows the evidence")
+
+
 def demo(out_dir: Path, out: TextIO) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     say = lambda text="": print(text, file=out)  # noqa: E731
@@ -119,7 +139,10 @@ def demo(out_dir: Path, out: TextIO) -> None:
     say("\n== 5. Compiled Limit Transformers: exact, checked against the interpreter ==")
     _compile_library(say)
 
-    say("\n== 6. Speed: Dyck-1 on one input of 10^6 tokens ==")
+    say("\n== 6. Predictions: which tasks length-generalize, and why ==")
+    _predict_tasks(say)
+
+    say("\n== 7. Speed: Dyck-1 on one input of 10^6 tokens ==")
     big = list(rng.choice(["(", ")"], size=1_000_000))
     start = time.perf_counter()
     verdict = run(dyck, [big]).accept[0]

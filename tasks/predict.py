@@ -171,15 +171,15 @@ def _check_program(task: Task, origin: str, program: Program, budget: _Budget, s
         needs.append(f"local guards (offsets {_ranges(info.offsets)})")
     kind = ("a plain C-RASP program" if info.plain else
             "a C-RASP[periodic, local] program using " + " and ".join(needs))
-    name = program.source or origin
+    name = origin if program.source in ("", "<program>", "<string>") else f"{origin} {program.source}"
     if report.ok:
         size = message_size(checked, splits=(1024,))
-        text = (f"{origin} {name}: {kind}, {len(checked.definitions)} definitions, verified on "
+        text = (f"{name}: {kind}, {len(checked.definitions)} definitions, verified on "
                 f"{report.exhaustive_inputs} inputs exhaustively (length <= {report.exhaustive_length}) and "
                 f"{report.sampled_inputs} sampled up to length {report.max_sampled_length}, at offsets "
                 f"{', '.join(map(str, report.offsets))}; Theorem 12 message {size.formula()} bits")
     else:
-        text = f"{origin} {name} fails verification: " + report.counterexample.describe().replace("\n", "; ")
+        text = f"{name} fails verification: " + report.counterexample.describe().replace("\n", "; ")
     return _ProgramEvidence(program, info.plain, report.ok, text)
 
 

@@ -207,10 +207,14 @@ class _Reference:
         task, out = self.task, np.empty((len(ids), 1), dtype=np.int64)
         for row, x in enumerate(ids.tolist()):
             tokens = tuple(task.symbols[k] for k in x)
-            if len(tokens) < task.min_length or not task.valid(tokens):
-                out[row, 0] = INVALID
-                continue
-            answer = task.answer(tokens)
+            try:
+                if len(tokens) < task.min_length or not task.valid(tokens):
+                    out[row, 0] = INVALID
+                    continue
+                answer = task.answer(tokens)
+            except Exception as error:  # a user's reference: name the input instead of a deep traceback
+                raise CommunicationError(f"the reference of task {task.name!r} raised {type(error).__name__}: "
+                                         f"{error} on input {' '.join(tokens)!r}") from error
             if task.format is Format.NEXT_SET:
                 answer = tuple(answer)[-self.bob_positions:]
             elif task.format is Format.SEQ2SEQ:

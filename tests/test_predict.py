@@ -116,6 +116,19 @@ def test_a_new_task_given_only_as_a_python_function(scratch_registry):
     assert any("fails verification" in line for line in rejected.ape.evidence)
 
 
+def test_broken_references_and_programs_are_reported(scratch_registry):
+    @tasks.task("broken_reference", symbols=("0", "1"), sampler=lambda n, rng: tuple(rng.choice(["0", "1"], size=n)))
+    def broken(x):
+        return (x[3],)  # fails on short inputs
+
+    with pytest.raises(tasks.TaskError, match="raised IndexError: tuple index out of range on input '0 0'"):
+        predict(tasks.get("broken_reference"), quick=True)
+    accept_program = parse('A = #"1" > 0')  # a verdict, but the task wants next tokens
+    prediction = predict(tasks.get("bin_majority"), programs=[accept_program], quick=True)
+    assert any(line.startswith("given program rejected") for line in prediction.ape.evidence)
+    assert prediction.ape.verdict is Verdict.GENERALIZES  # the library program still counts
+
+
 def test_predict_on_the_command_line(tmp_path, monkeypatch, scratch_registry):
     status, out, _ = crasp("predict", "parity", "--quick")
     assert status == 0 and "DOES NOT GENERALIZE" in out and "R(N)" in out and "agrees" in out

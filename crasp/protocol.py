@@ -94,8 +94,9 @@ def alice(program: ast.Program | CheckedProgram, tokens: Sequence[str], *, split
     if not held:
         return Message(0, offset, {c: 0 for c in counts if c.guard is None},
                        {c: (False,) * _depth(checked, c) for c in counts if c.guard is not None})
-    ids, lengths = encode([held], _vocabulary(checked, alphabet), allow_unknown=allow_unknown)
-    evaluate = _Evaluator(checked, ids, _vocabulary(checked, alphabet), np.array([offset], dtype=np.int64))
+    vocabulary = _vocabulary(checked, alphabet)
+    ids, lengths = encode([held], vocabulary, allow_unknown=allow_unknown)
+    evaluate = _Evaluator(checked, ids, vocabulary, np.array([offset], dtype=np.int64))
     evaluate.result((held,), lengths, trace=False)
     m = len(held)
     totals, tails = {}, {}

@@ -10,6 +10,7 @@ from pathlib import Path
 from crasp.checker import check
 
 from . import registry
+from .ranges import ranges
 from .registry import Task
 from .verify import verify
 
@@ -46,17 +47,6 @@ def _label(value: bool | None) -> str:
     return "-" if value is None else ("yes" if value else "no")
 
 
-def _ranges(values) -> str:
-    """1,2,3,7 -> '1..3,7'."""
-    values, parts = sorted(values), []
-    for value in values:
-        if parts and value == parts[-1][1] + 1:
-            parts[-1][1] = value
-        else:
-            parts.append([value, value])
-    return ",".join(str(a) if a == z else f"{a},{z}" if z == a + 1 else f"{a}..{z}" for a, z in parts)
-
-
 def _status(entry: dict) -> str:
     if entry["program"] is None:
         return "none"
@@ -64,7 +54,7 @@ def _status(entry: dict) -> str:
     if entry["periods"]:
         needs.append("mod " + ",".join(map(str, entry["periods"])))
     if entry["offsets"]:
-        needs.append("i-j " + _ranges(entry["offsets"]))
+        needs.append("i-j " + ranges(entry["offsets"]))
     return f"{entry['definitions']} defs, depth {entry['depth']}" + (f", {'; '.join(needs)}" if needs else "")
 
 

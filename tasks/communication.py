@@ -32,7 +32,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -116,6 +116,7 @@ class Growth:
     r2_exponential: float | None = None
     r2_polynomial: float | None = None
     exact_formula: str | None = None
+    coefficients: tuple[Fraction, ...] | None = None  # of N^0, N^1, ... where a polynomial fits exactly
 
 
 @dataclass(frozen=True)
@@ -158,14 +159,18 @@ def _strings(symbols: int, n: int) -> np.ndarray:
     return (number // weights) % symbols if n else np.zeros((1, 0), dtype=np.int64)
 
 
+def _require_causal(task: Task) -> None:
+    if task.format is Format.ALIGNED:
+        raise CommunicationError(
+            f"task {task.name!r} predicts its outputs in parallel with bidirectional attention: there is no "
+            "causal cut between Alice and Bob, and Theorem 12 is about causal transformers")
+
+
 class _Reference:
     """Bob's output codes for a block of inputs, from the vectorised or the Python reference."""
 
     def __init__(self, task: Task, split: Split, n: int) -> None:
-        if task.format is Format.ALIGNED:
-            raise CommunicationError(
-                f"task {task.name!r} predicts its outputs in parallel with bidirectional attention: there is "
-                "no causal cut between Alice and Bob, and Theorem 12 is about causal transformers")
+        _require_causal(task)
         self.task = task
         symbols = split.symbols(task)
         unknown = [s for s in (*symbols, *split.before, *split.middle, *split.after) if s not in task.symbols]
@@ -420,13 +425,13 @@ def classify(ns: Sequence[int], rows: Sequence[int]) -> Growth:
         return Growth("undetermined", f"too few exact sizes ({len(ns)}; at least 4 are needed)")
     if len(set(rows[-4:])) == 1:
         return Growth("constant", f"R(N) = {rows[-1]} for N = {ns[-4]}..{ns[-1]} (exact)", degree=0,
-                      exact_formula=str(rows[-1]))
+                      exact_formula=str(rows[-1]), coefficients=(Fraction(rows[-1]),))
     for period in (2, 3):
         if len(ns) >= 3 * period and all(rows[-k] == rows[-k - period] for k in range(1, 2 * period + 1)):
             cycle = ", ".join(map(str, rows[-period:]))
             return Growth("constant", f"R(N) cycles through {cycle} (period {period} in N) for "
                           f"N = {ns[-3 * period]}..{ns[-1]} (exact): at most {max(rows[-period:])}", degree=0,
-                          exact_formula=str(max(rows[-period:])))
+                          exact_formula=str(max(rows[-period:])), coefficients=(Fraction(max(rows[-period:])),))
     tail = max(4, len(ns) // 2)
     x, r = np.array(ns[-tail:], dtype=float), np.array(rows[-tail:], dtype=float)
     for start in range(len(ns) - 1):
@@ -434,7 +439,7 @@ def classify(ns: Sequence[int], rows: Sequence[int]) -> Growth:
         if poly is not None and len(ns) - start >= 4:
             formula = format_polynomial(poly)
             return Growth("polynomial", f"R(N) = {formula} for N = {ns[start]}..{ns[-1]} (exact fit)",
-                          degree=len(poly) - 1, exact_formula=formula)
+                          degree=len(poly) - 1, exact_formula=formula, coefficients=tuple(poly))
     alpha, _, r2_exp = _r2(x, np.log2(r))
     degree, _, r2_poly = _r2(np.log(x), np.log(r))
     local = np.diff(np.log(r)) / np.diff(np.log(x))
@@ -465,10 +470,7 @@ def analyse(task: Task, *, split: Split | None = None, max_pairs: int | None = N
     split = split or default_split(task)
     symbols = split.symbols(task)
     max_pairs = max_pairs if max_pairs is not None else (1 << 20 if task.batch_answer is not None else 1 << 16)
-    if task.format is Format.ALIGNED:
-        raise CommunicationError(
-            f"task {task.name!r} predicts its outputs in parallel with bidirectional attention: there is no "
-            "causal cut between Alice and Bob, and Theorem 12 is about causal transformers")
+    _require_causal(task)
     if task.max_length is not None:
         reason = "distinct symbols" if len(task.symbols) > 20 else "width"
         return Analysis(task.name, split, (), Growth("undetermined", "not applicable"), True, False, (
@@ -509,7 +511,7 @@ def analyse(task: Task, *, split: Split | None = None, max_pairs: int | None = N
         notes.append(f"no input of the split's form is in the task's domain at N = {', '.join(map(str, empty))}")
     exact = [s for s in exact if s.rows > 0]
     growth = classify([s.n for s in exact], [s.rows for s in exact])
-    growth = _check_against_samples(growth, exact, [s for s in table if not s.exact])
+    growth = _check_against_samples(growth, [s for s in table if not s.exact])
     if not all_total:
         notes.append("some inputs are outside the task's domain (⊥ entries): R(N) bounds the messages from above; "
                      "as a lower bound it counts ⊥ as a value of its own")
@@ -520,29 +522,13 @@ def analyse(task: Task, *, split: Split | None = None, max_pairs: int | None = N
     return Analysis(task.name, split, tuple(table), growth, all_total, True, tuple(notes), symbols)
 
 
-def _check_against_samples(growth: Growth, exact: list[Size], sampled: list[Size]) -> Growth:
+def _check_against_samples(growth: Growth, sampled: list[Size]) -> Growth:
     """A sampled lower bound above what a constant or exact polynomial predicts overturns it."""
-    if growth.exact_formula is None:
+    if growth.coefficients is None:
         return growth
     for size in sampled:
-        predicted = _evaluate(growth, exact, size.n)
+        predicted = sum(c * size.n ** k for k, c in enumerate(growth.coefficients))
         if size.rows > predicted:
             return Growth("undetermined", f"{growth.statement}, but at N = {size.n} a sampled lower bound "
                           f"{size.rows} exceeds its value {predicted}")
     return growth
-
-
-def _evaluate(growth: Growth, exact: list[Size], n: int) -> int:
-    if growth.kind == "constant":
-        return exact[-1].rows
-    ns = [s.n for s in exact]
-    for start in range(len(ns) - 1):
-        poly = exact_polynomial(ns[start:], [s.rows for s in exact][start:])
-        if poly is not None:
-            return int(sum(c * n ** k for k, c in enumerate(poly)))
-    return exact[-1].rows  # pragma: no cover
-
-
-def bits_table(sizes: Iterable[Size]) -> list[tuple[int, int, int]]:
-    """(N, R(N), ceil(log2 R(N))) rows."""
-    return [(s.n, s.rows, s.bits) for s in sizes]

@@ -41,6 +41,7 @@ from crasp.protocol import message_size
 
 from . import arithmetic
 from .communication import Analysis, analyse
+from .ranges import ranges
 from .registry import Format, Labels, Task
 from .verify import verify
 
@@ -172,7 +173,7 @@ def _check_program(task: Task, origin: str, program: Program, budget: _Budget, s
     if info.periods:
         needs.append(f"periodic predicates (period {info.period})")
     if info.offsets:
-        needs.append(f"local guards (offsets {_ranges(info.offsets)})")
+        needs.append(f"local guards (offsets {ranges(info.offsets)})")
     kind = ("a plain C-RASP program" if info.plain else
             "a C-RASP[periodic, local] program using " + " and ".join(needs))
     name = origin if program.source in ("", "<program>", "<string>") else f"{origin} {program.source}"
@@ -185,17 +186,6 @@ def _check_program(task: Task, origin: str, program: Program, budget: _Budget, s
     else:
         text = f"{name} fails verification: " + report.counterexample.describe().replace("\n", "; ")
     return _ProgramEvidence(program, info.plain, report.ok, text)
-
-
-def _ranges(values: Iterable[int]) -> str:
-    """{0, 1, 2, 5} -> '0..2, 5'."""
-    runs: list[list[int]] = []
-    for value in sorted(values):
-        if runs and value == runs[-1][1] + 1:
-            runs[-1][1] = value
-        else:
-            runs.append([value, value])
-    return ", ".join(str(a) if a == b else f"{a}..{b}" for a, b in runs)
 
 
 def _communication_text(analysis: Analysis) -> str:
@@ -272,7 +262,7 @@ def predict(task: Task, *, programs: Iterable[Program] = (), quick: bool = False
                                    "Theorem 12 and Huang et al.'s guarantee are about causal transformers")
     truncation = _truncation(task, budget.truncation_samples, seed)
 
-    ape = _verdict(task, "ape", [e for e in evidence], analysis, refusal, truncation)
+    ape = _verdict(task, "ape", evidence, analysis, refusal, truncation)
     nope = _verdict(task, "nope", [e for e in evidence if e.plain], analysis, refusal, truncation)
     if nope.verdict is Verdict.UNDETERMINED and ape.verdict is Verdict.FAILS:
         nope = ClassVerdict(Verdict.FAILS, "containment", (f"APE: {ape.verdict.value} ({ape.basis}); {CONTAINMENT}",
@@ -305,7 +295,7 @@ def _verdict(task: Task, model: str, programs: list[_ProgramEvidence], analysis:
     if negative:
         basis, statement, reference = negative[0]
         others = [s for _, s, _ in negative[1:]]
-        context = _context(task, analysis, refusal) if basis == "documented" else []
+        context = _context(analysis) if basis == "documented" else []
         return ClassVerdict(Verdict.FAILS, basis, (statement, *others, *context, *failed),
                             tuple(dict.fromkeys(r for _, _, r in negative)))
     return ClassVerdict(Verdict.UNDETERMINED, "none", (*_missing(task, model, analysis, refusal, truncation), *failed),
@@ -334,7 +324,7 @@ def _fixed_width(task: Task, model: str, truncation: _Truncation, passed: list[s
                          *failed), (arithmetic.XU,))
 
 
-def _context(task: Task, analysis: Analysis | None, refusal: str | None) -> list[str]:
+def _context(analysis: Analysis | None) -> list[str]:
     if analysis is not None and analysis.exact:
         return [_communication_text(analysis) + ": not exponential, so communication complexity cannot settle it"]
     return []

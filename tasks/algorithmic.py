@@ -26,6 +26,9 @@ TRAIN_RANGE = (0, 50)
 BINS = ((0, 50), (51, 100), (101, 150))
 MAX_TEST_LENGTH = 150
 HUANG = "Huang et al. 2025, A Formal Framework for Understanding Length Generalization in Transformers (arXiv 2410.02140)"
+PLAIN_CONTAINED = "not expressible (plain C-RASP is contained in C-RASP[periodic, local]; see APE)"
+"""Why a task without an APE program has no NoPE one either."""
+
 THEOREM_12 = (
     "Theorem 12 of Huang et al. (2025): a Limit Transformer with PERIODIC and LOCAL (so every "
     "C-RASP[periodic, local] program) lets Alice, holding the first half of the input, send O(log N) "
@@ -337,7 +340,7 @@ def builtin_tasks() -> list[Task]:
             no_program={
                 "ape": "not expressible: copying a string over {a, b} takes N bits of one-way "
                        "communication when Alice holds the first half, but " + THEOREM_12,
-                "nope": "not expressible (plain C-RASP is contained in C-RASP[periodic, local]; see APE)",
+                "nope": PLAIN_CONTAINED,
             },
             anchors=anchors.algorithmic("repeat_copy"),
             description="copy L symbols over {a, b}", reference=HUANG,
@@ -366,7 +369,7 @@ def builtin_tasks() -> list[Task]:
                 "ape": "not expressible: PARITY is outside C-RASP[periodic, local] (the paper's label, "
                        "from its non-expressibility results); communication complexity cannot show "
                        "this, since one bit of communication suffices for parity",
-                "nope": "not expressible (plain C-RASP is contained in C-RASP[periodic, local]; see APE)",
+                "nope": PLAIN_CONTAINED,
             },
             anchors=anchors.algorithmic("parity"),
             description="'e' if L bits hold an even number of 1s, else 'o' (L may be 0)", reference=HUANG,
@@ -383,7 +386,7 @@ def builtin_tasks() -> list[Task]:
                 "ape": "not expressible: with the sum written most significant bit first, Bob (holding "
                        "the second operand) needs about N bits about the first operand to write the "
                        "sum, but " + THEOREM_12,
-                "nope": "not expressible (plain C-RASP is contained in C-RASP[periodic, local]; see APE)",
+                "nope": PLAIN_CONTAINED,
             },
             anchors=anchors.algorithmic("addition"),
             description="op1 + op2 = in binary, MSB first, no leading zeros; L counts '+' and '='; "

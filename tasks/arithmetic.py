@@ -29,6 +29,7 @@ import itertools
 import numpy as np
 
 from . import anchors, arithmetic_programs
+from .algorithmic import PLAIN_CONTAINED
 from .registry import Anchor, Format, Labels, Task
 
 DIGITS = tuple("0123456789")
@@ -203,8 +204,7 @@ def _duan_task(name: str, symbols, outputs, sample, answer, valid, description, 
         bins=((1, 6), (7, 10), (11, 20), (21, 60)),
         min_length=1,
         labels=Labels(None, None),
-        no_program={"ape": no_program, "nope": "not expressible (plain C-RASP is contained in "
-                                                "C-RASP[periodic, local]; see APE)"},
+        no_program={"ape": no_program, "nope": PLAIN_CONTAINED},
         anchors=_duan_anchors(name),
         description=description,
         reference=DUAN,

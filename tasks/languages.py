@@ -23,7 +23,7 @@ import numpy as np
 
 from . import anchors, automata
 from . import language_programs as lp
-from .algorithmic import HUANG
+from .algorithmic import HUANG, PLAIN_CONTAINED
 from .registry import Anchor, Dataset, Format, Labels, Task, TaskError
 
 Window = Callable[[int, int, np.random.Generator], tuple[str, ...]]
@@ -169,7 +169,6 @@ def _split(before: str, mandatory: str, after: str):
 
 # ---------------------------------------------------------------- reasons
 
-_PLAIN_CONTAINED = "not expressible (plain C-RASP is contained in C-RASP[periodic, local]; see APE)"
 _CC_SILENT = ("communication complexity cannot settle it: a regular language needs only O(1) bits "
               "(Alice sends her automaton state)")
 
@@ -291,7 +290,7 @@ def _task(language: Language) -> Task:
     programs = {v: f for v, f in (("ape", language.ape), ("nope", language.nope)) if f is not None}
     no_program = {}
     if language.ape is None:
-        no_program = {"ape": REASONS[language.name], "nope": _PLAIN_CONTAINED}
+        no_program = {"ape": REASONS[language.name], "nope": PLAIN_CONTAINED}
     elif language.nope is None:
         no_program = {"nope": language.nope_reason}
     return Task(

@@ -40,12 +40,12 @@ from crasp.errors import CraspError
 from crasp.protocol import message_size
 
 from . import arithmetic
+from .algorithmic import HUANG
 from .communication import Analysis, analyse
 from .ranges import ranges
 from .registry import Format, Labels, Task
 from .verify import verify
 
-HUANG = "Huang et al. 2025, A Formal Framework for Understanding Length Generalization in Transformers (arXiv 2410.02140)"
 PROGRAM_THEOREMS = f"{HUANG}, Theorems 7 and 9"
 THEOREM_12 = f"{HUANG}, Theorem 12"
 LABELS = f"{HUANG}: expressibility labels of the experiments"

@@ -249,6 +249,7 @@ def copy_every_kth(k: int, vocabulary: int, bins: tuple[tuple[int, int], ...], n
         max_length=(vocabulary + k - 1 + 1) // k * k - 1,
         length_rule=_copy_kth_length(k),
         train_offset=_offset_up_to(lambda ex: n_positions - len(ex.tokens)),
+        n_positions=n_positions,
         prefix=(BOS, *(["#"] * (k - 1))),
         labels=Labels(True, None),
         programs={"ape": functools.partial(programs.copy_with_stride, symbols, k)},
@@ -283,7 +284,7 @@ def builtin_tasks() -> list[Task]:
             sample_input=lambda n, rng: tuple(_untied_bits(n, rng)),
             answer=lambda x: (_majority_bit(x),),
             valid=lambda x: len(x) > 0 and x.count("0") * 2 != len(x),
-            train_range=TRAIN_RANGE, bins=BINS, train_offset=majority_offset,
+            n_positions=MAX_TEST_LENGTH + 4, train_range=TRAIN_RANGE, bins=BINS, train_offset=majority_offset,
             labels=labelled("bin_majority"),
             programs={"ape": lambda: programs.majority(["0", "1"]),
                       "nope": lambda: programs.majority(["0", "1"])},
@@ -296,7 +297,7 @@ def builtin_tasks() -> list[Task]:
             symbols=letters, outputs=letters,
             sample_input=_sample_majority(letters), answer=lambda x: (Counter(x).most_common(1)[0][0],),
             valid=_unique_most_common,
-            train_range=TRAIN_RANGE, bins=BINS, train_offset=majority_offset,
+            n_positions=MAX_TEST_LENGTH + 4, train_range=TRAIN_RANGE, bins=BINS, train_offset=majority_offset,
             labels=labelled("majority"),
             programs={"ape": lambda: programs.majority(letters), "nope": lambda: programs.majority(letters)},
             anchors=anchors.algorithmic("majority"),
@@ -307,7 +308,7 @@ def builtin_tasks() -> list[Task]:
             name="bin_majority_interleave", family="algorithmic", format=Format.SEQ2SEQ,
             symbols=("0", "1"), outputs=("0", "1"),
             sample_input=_sample_interleave, answer=_interleave_answer, valid=_interleave_valid,
-            train_range=TRAIN_RANGE, bins=BINS, min_length=3, length_rule=_interleave_length,
+            n_positions=MAX_TEST_LENGTH + 6, train_range=TRAIN_RANGE, bins=BINS, min_length=3, length_rule=_interleave_length,
             train_offset=majority_offset, labels=labelled("bin_majority_interleave"),
             programs={"ape": programs.interleaved_majority},
             no_program={"nope": "no plain C-RASP program: the streams are defined by position mod 3, "
@@ -322,7 +323,7 @@ def builtin_tasks() -> list[Task]:
             symbols=numbers, outputs=numbers,
             sample_input=_distinct(numbers), answer=lambda x: tuple(x),
             valid=lambda x: len(x) > 0 and len(set(x)) == len(x),
-            train_range=TRAIN_RANGE, bins=BINS, train_offset=copy_offset, max_length=len(numbers),
+            n_positions=2 * MAX_TEST_LENGTH + 3, train_range=TRAIN_RANGE, bins=BINS, train_offset=copy_offset, max_length=len(numbers),
             labels=labelled("unique_copy"),
             programs={"ape": functools.partial(programs.copy_with_stride, numbers, 1)},
             no_program={"nope": "no plain C-RASP program: finding the successor of a symbol needs "
@@ -335,7 +336,7 @@ def builtin_tasks() -> list[Task]:
             symbols=("a", "b"), outputs=("a", "b"),
             sample_input=_iid(("a", "b")), answer=lambda x: tuple(x),
             valid=lambda x: len(x) > 0,
-            train_range=TRAIN_RANGE, bins=BINS, train_offset=copy_offset,
+            n_positions=2 * MAX_TEST_LENGTH + 3, train_range=TRAIN_RANGE, bins=BINS, train_offset=copy_offset,
             labels=labelled("repeat_copy"),
             no_program={
                 "ape": "not expressible: copying a string over {a, b} takes N bits of one-way "
@@ -351,7 +352,7 @@ def builtin_tasks() -> list[Task]:
             symbols=numbers, outputs=numbers,
             sample_input=_distinct(numbers), answer=lambda x: tuple(sorted(x, key=int)),
             valid=lambda x: len(x) > 0 and len(set(x)) == len(x),
-            train_range=TRAIN_RANGE, bins=BINS, train_offset=copy_offset, max_length=len(numbers),
+            n_positions=2 * MAX_TEST_LENGTH + 3, train_range=TRAIN_RANGE, bins=BINS, train_offset=copy_offset, max_length=len(numbers),
             labels=labelled("sort"),
             programs={"ape": lambda: programs.sort_ascending(numbers),
                       "nope": lambda: programs.sort_ascending(numbers)},
@@ -363,7 +364,7 @@ def builtin_tasks() -> list[Task]:
             symbols=("0", "1"), outputs=("e", "o"),
             sample_input=_sample_parity, answer=lambda x: ("e" if x.count("1") % 2 == 0 else "o",),
             valid=lambda x: True,
-            train_range=TRAIN_RANGE, bins=BINS, min_length=0, train_offset=majority_offset,
+            n_positions=MAX_TEST_LENGTH + 4, train_range=TRAIN_RANGE, bins=BINS, min_length=0, train_offset=majority_offset,
             labels=labelled("parity"),
             no_program={
                 "ape": "not expressible: PARITY is outside C-RASP[periodic, local] (the paper's label, "
@@ -379,7 +380,7 @@ def builtin_tasks() -> list[Task]:
             name="addition", family="algorithmic", format=Format.SEQ2SEQ,
             symbols=("0", "1", "+", "="), outputs=("0", "1"),
             sample_input=_sample_addition, answer=_addition_answer, valid=_addition_valid,
-            train_range=TRAIN_RANGE, bins=BINS, min_length=4, separator=None,
+            n_positions=2 * MAX_TEST_LENGTH, train_range=TRAIN_RANGE, bins=BINS, min_length=4, separator=None,
             train_offset=_offset_up_to(lambda ex: 2 * MAX_TEST_LENGTH - len(ex.tokens)),
             labels=labelled("addition"),
             no_program={

@@ -308,6 +308,7 @@ def _task(language: Language) -> Task:
         min_length=0,
         # n_positions is twice the longest padded length ($ s #); offsets uniform in [0, n_positions / 2).
         train_offset=lambda example, rng: int(rng.integers(0, longest + 2)),
+        n_positions=2 * (longest + 2),
         separator=None,
         labels=Labels(ape, nope),
         programs=programs,

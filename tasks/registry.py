@@ -112,7 +112,9 @@ class Task:
     (the answer for seq2seq and accept tasks, the next-set after each prefix, the empty one
     first, for next-set tasks) so that rows are equal exactly when the outputs are; an input
     outside the task's domain gets a row of :data:`INVALID`. It may raise NotImplementedError
-    for inputs it does not cover; the checker then calls ``answer``.
+    for inputs it does not cover; the checker then calls ``answer``. ``n_positions``, where given,
+    is the size of the positional table the published code trains with (training offsets and the
+    longest test sequence fit in it).
     """
 
     name: str
@@ -143,6 +145,7 @@ class Task:
     dataset: Dataset | None = None
     aliases: tuple[str, ...] = ()
     batch_answer: Callable[[np.ndarray], np.ndarray] | None = field(default=None, compare=False)
+    n_positions: int | None = None
 
     @property
     def alphabet(self) -> tuple[str, ...]:

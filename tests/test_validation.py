@@ -1,0 +1,283 @@
+"""The validation harness: model, data, training, store, protocol and report."""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+
+import numpy as np
+import pytest
+import torch
+
+from tasks import registry
+from validation import protocol, report
+from validation.config import ModelConfig, RunSpec, TrainConfig, ValidationError, Variant
+from validation.data import IGNORE, Encoding, held_out_sets
+from validation.model import GPT, positional_penalty
+from validation.store import Store
+from validation.sweep import train_specs, validate
+from validation.train import SeedGroup
+
+TINY = ModelConfig(1, 1, 16)
+QUICK = TrainConfig(steps=6, batch_size=8, eval_every=3, test_size=16)
+
+
+def _plan(task="bin_majority", model=TINY, train=QUICK):
+    return protocol.Plan(registry.get(task), model, train)
+
+
+def _tiny_preset(train=QUICK, seeds=2):
+    return protocol.Preset("tiny", "tests", lambda task, variant: protocol.Plan(task, TINY, train),
+                           seeds=seeds, count_threshold=0.0)
+
+
+# ---------------------------------------------------------------- configuration
+
+
+def test_configs_parse_and_refuse_bad_values():
+    assert ModelConfig.parse("12l12h768d") == ModelConfig(12, 12, 768)
+    assert Variant.parse("ape_reg") == Variant("ape_reg1e-4", "ape", 1e-4)
+    for bad in ("2l3h64d", "l2h", "0l1h16d"):
+        with pytest.raises(ValidationError):
+            ModelConfig.parse(bad)
+    for bad in ("rope", "ape_reg-1", "ape_regx"):
+        with pytest.raises(ValidationError):
+            Variant.parse(bad)
+    with pytest.raises(ValidationError):
+        TrainConfig(lr=0)
+
+
+# ---------------------------------------------------------------- model
+
+
+def test_model_is_causal_and_nope_ignores_positions():
+    torch.manual_seed(0)
+    for positions in ("ape", "nope"):
+        model = GPT(ModelConfig(2, 2, 16), vocab_size=7, n_positions=32, positions=positions)
+        ids = torch.randint(0, 7, (3, 10))
+        changed = ids.clone()
+        changed[:, 6:] = (changed[:, 6:] + 1) % 7
+        at = torch.arange(10)[None]
+        assert torch.allclose(model(ids, at)[:, :6], model(changed, at)[:, :6], atol=1e-6)
+        shifted = model(ids, at + 5)
+        same = torch.allclose(model(ids, at), shifted, atol=1e-6)
+        assert same == (positions == "nope")
+
+
+def test_positional_penalty_matches_its_definition():
+    torch.manual_seed(1)
+    model = GPT(ModelConfig(2, 2, 8), vocab_size=5, n_positions=6, positions="ape")
+    params = dict(model.named_parameters())
+    table = params["wpe.weight"].detach()
+    expected = 0.0
+    for block in model.blocks:
+        weight = block.attn.c_attn.weight.detach()
+        for head in range(2):
+            rows = slice(head * 4, head * 4 + 4)
+            q, k = table @ weight[:8][rows].t(), table @ weight[8:16][rows].t()
+            m = q @ k.t()
+            expected += sum(float(m[a, b]) ** 2 for b in range(6) for a in range(b, 6)) / 6
+    assert float(positional_penalty(params, 2).detach()) == pytest.approx(expected, rel=1e-5)
+    nope = GPT(ModelConfig(1, 1, 8), vocab_size=5, n_positions=6, positions="nope")
+    assert float(positional_penalty(dict(nope.named_parameters()), 1)) == 0.0
+
+
+# ---------------------------------------------------------------- data
+
+
+@pytest.mark.parametrize("name", registry.names("algorithmic")[:8])
+def test_training_examples_fit_the_published_positional_table(name):
+    task = registry.get(name)
+    encoding = Encoding.of(task)
+    rng = np.random.default_rng(0)
+    examples = [task.sample_train(rng) for _ in range(300)]
+    examples += [e for bin_ in held_out_sets(task, 20) for e in bin_]
+    batch = encoding.collate(examples)  # raises if an example does not fit
+    assert int(batch.positions.max()) < encoding.n_positions
+    for b, example in enumerate(examples[:50]):
+        checked = (batch.targets[b] != IGNORE).nonzero().flatten().tolist()
+        assert checked == list(example.checked)
+        assert [encoding.vocabulary[int(batch.targets[b, k])] for k in checked] == list(example.targets)
+        assert int(batch.positions[b, 0]) == example.offset
+
+
+def test_next_set_tasks_get_flags():
+    task = registry.get("d_2")
+    encoding = Encoding.of(task)
+    example = task.example(("a", "b"))
+    batch = encoding.collate([example])
+    assert encoding.flags == ("a", "b", "<eos>")
+    for k, target in zip(example.checked, example.targets):
+        on = {encoding.flags[f] for f in range(3) if batch.targets[0, k, f] == 1}
+        assert on == set(target)
+
+
+# ---------------------------------------------------------------- training
+
+
+def test_tiny_model_learns_binary_majority_in_seconds():
+    train = TrainConfig(steps=400, batch_size=64, eval_every=100, test_size=200)
+    (result,) = SeedGroup(registry.get("bin_majority"), Variant.parse("ape"), TINY, train, seeds=(0,)).run()
+    assert result.accuracy[0] == 1.0 and result.stopped_early
+    assert min(result.accuracy[1:]) >= 0.95
+
+
+def test_training_is_deterministic_and_independent_of_the_other_seeds():
+    task, ape = registry.get("parity"), Variant.parse("ape_reg1e-3")
+    first = SeedGroup(task, ape, TINY, QUICK, seeds=(0, 1)).run()
+    again = SeedGroup(task, ape, TINY, QUICK, seeds=(0, 1)).run()
+    alone = SeedGroup(task, ape, TINY, QUICK, seeds=(1,)).run()
+    for a, b in zip(first, again):
+        assert a.accuracy == b.accuracy
+        assert all(torch.equal(a.weights[n], b.weights[n]) for n in a.weights)
+    assert all(torch.allclose(first[1].weights[n], alone[0].weights[n], atol=1e-5) for n in alone[0].weights)
+
+
+def test_per_seed_clipping_matches_one_model_alone():
+    task = registry.get("majority")
+    config = dataclasses.replace(QUICK, grad_clip=1e-3)
+    group = SeedGroup(task, Variant.parse("ape"), TINY, config, seeds=(3, 4))
+    single = SeedGroup(task, Variant.parse("ape"), TINY, config, seeds=(4,))
+    group.train_step(), single.train_step()
+    for name, p in single.params.items():
+        assert torch.allclose(group.params[name][1], p[0], atol=1e-6), name
+
+
+def test_unknown_device_is_refused():
+    with pytest.raises(ValidationError):
+        SeedGroup(registry.get("bin_majority"), Variant.parse("ape"), TINY, QUICK, seeds=(0,), device="tpu")
+
+
+# ---------------------------------------------------------------- store, resume, damage
+
+
+class Killed(Exception):
+    pass
+
+
+def test_a_killed_sweep_resumes_without_repeating_or_losing_runs(tmp_path, monkeypatch):
+    plan = _plan(train=dataclasses.replace(QUICK, steps=9))
+    specs = [RunSpec("bin_majority", "ape", plan.model, plan.train, seed, "tiny") for seed in (0, 1)]
+    reference = train_specs(plan, Variant.parse("ape"), specs, store=Store(tmp_path / "whole"))
+
+    store = Store(tmp_path / "killed")
+    real = Store.save_partial
+    saves = []
+
+    def kill_after_first_save(self, key, state):
+        real(self, key, state)
+        saves.append(state["step"])
+        raise Killed
+
+    monkeypatch.setattr(Store, "save_partial", kill_after_first_save)
+    with pytest.raises(Killed):
+        train_specs(plan, Variant.parse("ape"), specs, store=store)
+    monkeypatch.setattr(Store, "save_partial", real)
+    assert saves == [3]
+    resumed = train_specs(plan, Variant.parse("ape"), specs, store=Store(tmp_path / "killed"))
+    for a, b in zip(reference, resumed):
+        assert a.accuracy == b.accuracy and a.steps == b.steps and a.history == b.history
+    # Everything is stored now: nothing trains again.
+    monkeypatch.setattr(SeedGroup, "__init__", lambda *a, **k: pytest.fail("retrained a finished run"))
+    again = train_specs(plan, Variant.parse("ape"), specs, store=Store(tmp_path / "killed"))
+    assert [r.accuracy for r in again] == [r.accuracy for r in resumed]
+
+
+def test_damaged_rows_and_checkpoints_are_reported_not_used(tmp_path):
+    store = Store(tmp_path)
+    result = validate("bin_majority", _tiny_preset(), "ape", store=store)
+    first, second = result.runs
+    with sqlite3.connect(tmp_path / "runs.sqlite") as db:
+        db.execute("UPDATE runs SET accuracy = '[1.0, 1.0, 1.0]' WHERE key = ?", (first.spec.key,))
+    (tmp_path / second.checkpoint).write_bytes(b"not a checkpoint")
+    fresh = Store(tmp_path)
+    assert fresh.runs() == []
+    assert {p.key for p in fresh.problems} == {first.spec.key, second.spec.key}
+    assert any("digest" in p.what for p in fresh.problems)
+
+
+def test_damaged_partial_checkpoint_restarts_its_seeds(tmp_path):
+    store = Store(tmp_path)
+    store.save_partial("group", {"step": 3, "seeds": [0]})
+    (tmp_path / "partial" / "group.pt").write_bytes(b"garbage")
+    assert store.load_partial("group") is None
+    assert "damaged" in store.problems[0].what
+
+
+def test_a_file_that_is_not_a_store_is_refused(tmp_path):
+    (tmp_path / "runs.sqlite").write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(ValidationError, match="not a readable run store"):
+        Store(tmp_path)
+
+
+def test_counted_seeds_rule_tries_more_seeds():
+    preset = protocol.Preset("strict", "tests", lambda task, variant: protocol.Plan(task, TINY, QUICK),
+                             seeds=2, count_threshold=1.01, max_attempts=2)
+    assert not preset.counts(TINY, (1.0, 1.0, 1.0))
+    assert preset.counts(ModelConfig(12, 12, 768), (0.5, 0.0, 0.0))
+
+
+def test_validate_tries_seeds_until_enough_count(tmp_path):
+    preset = protocol.Preset("strict", "tests", lambda task, variant: protocol.Plan(task, TINY, QUICK),
+                             seeds=2, count_threshold=1.01, max_attempts=2)
+    result = validate("bin_majority", preset, "ape", store=Store(tmp_path))
+    assert [r.spec.seed for r in result.runs] == [0, 1, 2, 3] and result.counted == ()
+
+
+# ---------------------------------------------------------------- protocol
+
+
+def test_paper_preset_uses_the_published_configurations():
+    paper = protocol.PRESETS["paper"]
+    addition = paper.plan(registry.get("addition"), Variant.parse("nope"))
+    assert addition.model.label == "12l12h768d" and addition.train.steps == 60_000 and addition.train.warmup == 3_000
+    sort = paper.plan(registry.get("sort"), Variant.parse("ape_reg"))
+    assert (sort.model.label, sort.train.lr, sort.train.steps) == ("1l2h256d", 1e-4, 30_000)
+    formal = paper.plan(registry.get("tomita_5"), Variant.parse("ape"))
+    assert (formal.train.lr, formal.train.batch_size, formal.train.epochs, formal.train.weight_decay) == \
+        (1e-5, 16, 150, 0.1)
+    assert len(protocol.PAPER_GRID) == 54 and len(protocol.FORMAL_GRID) == 18
+    with pytest.raises(ValidationError):
+        paper.plan(registry.get("duan_addition"), Variant.parse("ape"))
+
+
+def test_formal_protocol_trains_epochs_over_a_fixed_set():
+    train = TrainConfig(lr=1e-3, batch_size=4, epochs=2, train_size=10, eval_every=3, test_size=4)
+    group = SeedGroup(registry.get("d_2"), Variant.parse("ape"), TINY, train, seeds=(0,))
+    assert group.total_steps == 6
+    assert len({e.tokens for e in group.streams[0].fixed}) == 10
+    (result,) = group.run()
+    assert len(result.accuracy) == len(registry.get("d_2").bins)
+
+
+# ---------------------------------------------------------------- report
+
+
+def test_the_outcome_rule_reads_the_papers_labels_from_its_numbers():
+    for name in registry.names("algorithmic")[:8]:
+        task = registry.get(name)
+        for anchor in task.anchors:
+            label = task.labels.nope if anchor.variant == "nope" else task.labels.ape
+            assert report.outcome(anchor.bins) is (report.Outcome.KEPT if label else report.Outcome.COLLAPSED), \
+                (name, anchor.variant)
+
+
+def test_report_tables_plots_and_agreement(tmp_path):
+    store = Store(tmp_path / "runs")
+    spec = RunSpec("bin_majority", "ape", TINY, QUICK, 0, "tiny")
+    model = GPT(TINY, vocab_size=6, n_positions=154, positions="ape")
+    weights = {n: p.detach() for n, p in model.named_parameters()}
+    store.record(spec, (1.0, 0.99, 0.97), 6, 1.0, True, [(6, (1.0, 0.99, 0.97))], weights)
+    store.record(dataclasses.replace(spec, seed=1), (1.0, 0.95, 0.93), 6, 1.0, True, [], weights)
+    store.record(dataclasses.replace(spec, task="repeat_copy"), (0.95, 0.9, 0.85), 6, 1.0, False, [], weights)
+    table = report.rows(store)
+    majority, copy = table
+    assert majority.mean == pytest.approx((1.0, 0.97, 0.95)) and majority.spread[1] == pytest.approx(0.02)
+    assert majority.predicted == "generalizes" and majority.agreement == "yes"
+    assert copy.predicted == "does not generalize" and copy.observed is report.Outcome.KEPT
+    assert copy.agreement == "no"
+    path = report.write(store, tmp_path / "out")
+    text = path.read_text()
+    assert "| bin_majority | ape | tiny | 1l1h16d | 2/2 | generalizes |" in text
+    assert "1 of 2 rows agree" in text
+    assert (tmp_path / "out" / "bin_majority.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,126 @@
+"""``crasp validate`` and ``crasp report``: train real transformers and compare with the predictions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DEFAULT_STORE = "validation-runs"
+
+
+class _Bar:
+    """A progress bar per group of seeds (tqdm), fed after every evaluation."""
+
+    def __init__(self, label: str, err) -> None:
+        self.label, self.err, self.bar = label, err, None
+
+    def __call__(self, step: int, total: int, text: str) -> None:
+        from tqdm import tqdm
+
+        if self.bar is None or self.bar.total != total or step < self.bar.n:
+            self.close()
+            self.bar = tqdm(total=total, desc=self.label, file=self.err, unit="step", leave=True,
+                            dynamic_ncols=True, mininterval=0)
+        self.bar.update(step - self.bar.n)
+        self.bar.set_postfix_str(text)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+def _task_names(args) -> list[str]:
+    from tasks import registry
+
+    names = list(args.tasks)
+    if args.family:
+        names += registry.names(args.family)
+        if not registry.names(args.family):
+            from .config import ValidationError
+
+            raise ValidationError(f"no tasks in family {args.family!r}")
+    if not names:
+        from .config import ValidationError
+
+        raise ValidationError("name a TASK or give --family")
+    return [registry.get(n).name for n in names]
+
+
+def cmd_validate(args, out, err) -> int:
+    from . import protocol, report
+    from .config import Variant
+    from .store import Store
+    from .sweep import search, validate
+
+    chosen = protocol.preset(args.preset)
+    variants = [Variant.parse(v).name for v in (args.variant or ["ape"])]
+    names = _task_names(args)
+    store = Store(args.store)
+    for name in names:
+        for variant in variants:
+            bar = _Bar(f"{name} {variant}", err)
+            try:
+                plan = None
+                if args.grid:
+                    plan = search(name, variant, store=store, plan_of=chosen.plan, device=args.device, progress=bar)
+                result = validate(name, chosen, variant, store=store, seeds=args.seeds, device=args.device,
+                                  progress=bar, plan=plan)
+            finally:
+                bar.close()
+            for run in result.runs:
+                mark = "counted" if run in result.counted else "not counted"
+                accuracy = " ".join(f"{a:.3f}" for a in run.accuracy)
+                print(f"{name} {variant} {run.spec.model.label} seed {run.spec.seed}: {accuracy} "
+                      f"({run.steps} steps, {run.wall_time:.0f}s, {mark})", file=out)
+    for problem in store.problems:
+        print(f"crasp: warning: damaged run {problem.key}: {problem.what} (trained again where needed)", file=err)
+    if args.report:
+        path = report.write(store, args.report, preset=args.preset, tasks=names)
+        print(f"report: {path}", file=out)
+    return 0
+
+
+def cmd_report(args, out, err) -> int:
+    from . import report
+    from .config import ValidationError
+    from .store import Store
+
+    if not (Path(args.store) / "runs.sqlite").is_file():
+        raise ValidationError(f"{args.store}: no run store here (run `crasp validate` first, or give --store)")
+    store = Store(args.store)
+    tasks = args.tasks or None
+    path = report.write(store, args.out, preset=args.preset, tasks=tasks)
+    print(path.read_text(encoding="utf-8"), file=out)
+    for problem in store.problems:
+        print(f"crasp: warning: damaged run {problem.key}: {problem.what}", file=err)
+    return 0
+
+
+def add_commands(commands) -> None:
+    validate_p = commands.add_parser(
+        "validate", help="train transformers on a task and store accuracy per length bin",
+        description="Train GPT-2-style transformers on TASK under a preset (cpu: small, for a laptop; paper: the "
+        "published protocol, for a GPU), several seeds at once, and store every run. A killed run resumes "
+        "from its last evaluation; finished runs are never trained again.")
+    validate_p.add_argument("tasks", nargs="*", metavar="TASK")
+    validate_p.add_argument("--family", help="every task of a family (e.g. algorithmic)")
+    validate_p.add_argument("--preset", default="cpu", help="cpu (default) or paper")
+    validate_p.add_argument("--variant", action="append",
+                            help="ape (default), nope, ape_reg or ape_reg<coef>; repeat for several")
+    validate_p.add_argument("--seeds", type=int, help="seeds that must count (default: the preset's)")
+    validate_p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default cpu)")
+    validate_p.add_argument("--store", default=DEFAULT_STORE, help=f"run store folder (default {DEFAULT_STORE})")
+    validate_p.add_argument("--grid", action="store_true",
+                            help="search the paper's grid of configurations first (seed 0 each)")
+    validate_p.add_argument("--report", metavar="DIR", help="also write the report for these tasks to DIR")
+    validate_p.set_defaults(handler=cmd_validate)
+
+    report_p = commands.add_parser(
+        "report", help="prediction vs observed vs published accuracy, with plots",
+        description="Read the run store and write report.md and a PNG per task: the toolkit's prediction, observed "
+        "accuracy per bin (mean and spread over counted seeds), the published accuracy, and whether they agree.")
+    report_p.add_argument("tasks", nargs="*", metavar="TASK")
+    report_p.add_argument("--store", default=DEFAULT_STORE, help=f"run store folder (default {DEFAULT_STORE})")
+    report_p.add_argument("--preset", help="only runs of this preset")
+    report_p.add_argument("--out", default="validation-report", help="folder for report.md and plots")
+    report_p.set_defaults(handler=cmd_report)

@@ -1,0 +1,185 @@
+"""From the task registry to tensors: a vocabulary, training batches at the published random
+position offsets, and fixed test sets per length bin (offset 0).
+
+Seq2seq tasks are trained on next-token targets after the separator (the answer and ``<eos>``);
+next-set tasks (formal languages) on one flag per legal-next symbol at every position, and accept
+tasks on one flag at the last position.
+
+>>> import numpy as np
+>>> from tasks import registry
+>>> task = registry.get("bin_majority")
+>>> encoding = Encoding.of(task)
+>>> encoding.vocabulary
+('<bos>', '<sep>', '<eos>', '0', '1', '<pad>')
+>>> batch = encoding.collate([task.example(("1", "0", "1"))])
+>>> batch.ids.tolist(), batch.targets.tolist()
+([[0, 4, 3, 4, 1, 4, 2]], [[-100, -100, -100, -100, 4, 2, -100]])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from tasks.registry import EOS, Example, Format, Task
+
+from .config import ValidationError
+
+PAD = "<pad>"
+IGNORE = -100
+"""The target of a position that is not checked (torch's cross-entropy ignore index)."""
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Padded examples: token ids, position ids, and the targets of checked positions.
+
+    Seq2seq: ``targets[b, t]`` is the id of the token that must follow position t, or IGNORE.
+    Flag tasks: ``targets[b, t, f]`` says whether flag f is set, and ``mask[b, t]`` which positions
+    are checked.
+    """
+
+    ids: torch.Tensor
+    positions: torch.Tensor
+    targets: torch.Tensor
+    mask: torch.Tensor
+
+    def to(self, device: str | torch.device) -> "Batch":
+        return Batch(*(t.to(device) for t in (self.ids, self.positions, self.targets, self.mask)))
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """The vocabulary (the task's tokens, then ``<pad>``), the flags of next-set or accept tasks,
+    and the size of the positional table."""
+
+    task: Task
+    vocabulary: tuple[str, ...]
+    flags: tuple[str, ...]
+    n_positions: int
+
+    @classmethod
+    def of(cls, task: Task, n_positions: int | None = None) -> "Encoding":
+        if task.format is Format.ALIGNED:
+            raise ValidationError(f"task {task.name!r}: outputs aligned to input positions need an encoder; "
+                                  f"the harness trains causal decoders (seq2seq, next-set and accept tasks)")
+        flags = ()
+        if task.format is Format.NEXT_SET:
+            flags = (*task.symbols, EOS)
+        elif task.format is Format.ACCEPT:
+            flags = ("accept",)
+        size = n_positions or task.n_positions or 2 * _longest_test_sequence(task)
+        return cls(task, (*task.alphabet, PAD), flags, size)
+
+    @property
+    def uses_flags(self) -> bool:
+        return bool(self.flags)
+
+    def id(self, token: str) -> int:
+        try:
+            return self._index[token]
+        except KeyError:
+            raise ValidationError(f"task {self.task.name!r}: token {token!r} is not in its alphabet") from None
+
+    @property
+    def _index(self) -> dict[str, int]:
+        index = self.__dict__.get("_index_cache")
+        if index is None:
+            index = {token: k for k, token in enumerate(self.vocabulary)}
+            object.__setattr__(self, "_index_cache", index)
+        return index
+
+    def collate(self, examples: Sequence[Example]) -> Batch:
+        """Pad examples on the right into one batch (pad positions repeat the last position id)."""
+        width = max(len(e.tokens) for e in examples)
+        for e in examples:
+            if e.offset + len(e.tokens) > self.n_positions:
+                raise ValidationError(
+                    f"task {self.task.name!r}: an example of {len(e.tokens)} tokens at offset {e.offset} does "
+                    f"not fit the positional table of {self.n_positions} rows")
+        ids = np.full((len(examples), width), self.id(PAD), dtype=np.int64)
+        positions = np.zeros((len(examples), width), dtype=np.int64)
+        mask = np.zeros((len(examples), width), dtype=bool)
+        if self.uses_flags:
+            targets = np.zeros((len(examples), width, len(self.flags)), dtype=np.float32)
+            flag_index = {flag: k for k, flag in enumerate(self.flags)}
+        else:
+            targets = np.full((len(examples), width), IGNORE, dtype=np.int64)
+        for b, example in enumerate(examples):
+            n = len(example.tokens)
+            ids[b, :n] = [self.id(t) for t in example.tokens]
+            positions[b] = example.offset + np.minimum(np.arange(width), n - 1)
+            mask[b, list(example.checked)] = True
+            for k, target in zip(example.checked, example.targets):
+                if self.uses_flags:
+                    on = target if isinstance(target, frozenset) else ({"accept"} if target else set())
+                    targets[b, k, [flag_index[f] for f in on]] = 1.0
+                else:
+                    targets[b, k] = self.id(target)
+        return Batch(torch.from_numpy(ids), torch.from_numpy(positions), torch.from_numpy(targets),
+                     torch.from_numpy(mask))
+
+
+def _longest_test_sequence(task: Task) -> int:
+    rng = np.random.default_rng(0)
+    low, high = task.bins[-1]
+    return max(len(e.tokens) for e in task.sample_bin(max(low, high - 2), high, 20, rng))
+
+
+def held_out_sets(task: Task, size: int, seed: int = 0) -> list[list[Example]]:
+    """``size`` examples per length bin (offset 0), the same for every run that uses ``seed``."""
+    rng = np.random.default_rng([seed, 7])
+    return [task.sample_bin(low, high, size, rng) for low, high in task.bins]
+
+
+def _fixed_training_set(task: Task, size: int, rng: np.random.Generator) -> list[Example]:
+    """``size`` training examples, without duplicate inputs where the published protocol drops them."""
+    unique = task.dataset.unique if task.dataset else False
+    drawn: dict[tuple[str, ...], Example] = {}
+    examples: list[Example] = []
+    for _ in range(100):
+        for example in task.sample_bin(*task.train_range, size, rng):
+            if not unique:
+                examples.append(example)
+            elif example.tokens not in drawn:
+                drawn[example.tokens] = example
+        examples = examples if not unique else list(drawn.values())
+        if len(examples) >= size:
+            return examples[:size]
+    return examples  # fewer distinct inputs exist than asked for: train on all of them
+
+
+class TrainingStream:
+    """Training examples for one seed, drawn on the fly (or from a fixed set, shuffled per epoch,
+    for the formal-language protocol). Its state is a numpy generator state, saved in checkpoints.
+    """
+
+    def __init__(self, task: Task, seed: int, fixed_size: int | None = None) -> None:
+        self.task = task
+        self.rng = np.random.default_rng([seed, 1])
+        self.fixed: list[Example] | None = None
+        self.order: list[int] = []
+        if fixed_size:
+            self.fixed = _fixed_training_set(task, fixed_size, np.random.default_rng([seed, 2]))
+
+    def next(self, count: int) -> list[Example]:
+        if self.fixed is None:
+            return [self.task.sample_train(self.rng) for _ in range(count)]
+        chosen = []
+        while len(chosen) < count:
+            if not self.order:
+                self.order = list(self.rng.permutation(len(self.fixed)))
+            example = self.fixed[self.order.pop()]
+            chosen.append(Example(example.tokens, example.checked, example.targets, example.length,
+                                  int(self.task.train_offset(example, self.rng))))
+        return chosen
+
+    def state(self) -> dict:
+        return {"rng": self.rng.bit_generator.state, "order": [int(k) for k in self.order]}
+
+    def restore(self, state: dict) -> None:
+        self.rng.bit_generator.state = state["rng"]
+        self.order = list(state["order"])

@@ -1,0 +1,127 @@
+"""A GPT-2-style causal decoder, as the paper trains it: learned absolute positions (or none),
+pre-LayerNorm blocks, a GELU MLP of width 4d, embeddings tied with the output layer, no dropout.
+
+Next-set tasks (formal languages) read a separate linear head of one logit per legal-next symbol.
+
+>>> import torch
+>>> from validation.config import ModelConfig
+>>> model = GPT(ModelConfig(1, 1, 16), vocab_size=6, n_positions=20, positions="ape")
+>>> ids = torch.tensor([[4, 0, 1, 5]])
+>>> model(ids, torch.arange(4)[None]).shape
+torch.Size([1, 4, 6])
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .config import ModelConfig
+
+
+class CausalSelfAttention(nn.Module):
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.n_head = config.n_head
+        self.c_attn = nn.Linear(config.d_model, 3 * config.d_model)
+        self.c_proj = nn.Linear(config.d_model, config.d_model)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        batch, length, width = x.shape
+        q, k, v = self.c_attn(x).split(width, dim=2)
+        heads = lambda t: t.view(batch, length, self.n_head, width // self.n_head).transpose(1, 2)
+        q, k, v = heads(q), heads(k), heads(v)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(width // self.n_head)
+        future = torch.ones(length, length, dtype=torch.bool, device=x.device).triu(1)
+        weights = scores.masked_fill(future, float("-inf")).softmax(dim=-1)
+        mixed = (weights @ v).transpose(1, 2).reshape(batch, length, width)
+        return self.c_proj(mixed)
+
+
+class Block(nn.Module):
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(config.d_model)
+        self.attn = CausalSelfAttention(config)
+        self.ln_2 = nn.LayerNorm(config.d_model)
+        self.mlp = nn.Sequential(
+            nn.Linear(config.d_model, 4 * config.d_model),
+            nn.GELU(approximate="tanh"),
+            nn.Linear(4 * config.d_model, config.d_model),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class GPT(nn.Module):
+    """The decoder. ``positions`` is "ape" (a learned table of ``n_positions`` rows) or "nope".
+
+    ``n_flags`` > 0 adds a head of that many independent logits (next-set tasks); the forward
+    pass then returns those instead of next-token logits.
+    """
+
+    def __init__(self, config: ModelConfig, *, vocab_size: int, n_positions: int, positions: str,
+                 n_flags: int = 0) -> None:
+        super().__init__()
+        self.config = config
+        self.wte = nn.Embedding(vocab_size, config.d_model)
+        self.wpe = nn.Embedding(n_positions, config.d_model) if positions == "ape" else None
+        self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
+        self.ln_f = nn.LayerNorm(config.d_model)
+        self.flags = nn.Linear(config.d_model, n_flags) if n_flags else None
+        self.apply(self._init_weights)
+        for name, parameter in self.named_parameters():
+            if name.endswith("c_proj.weight") or name.endswith("mlp.2.weight"):
+                # GPT-2's scaled initialisation of the projections into the residual stream.
+                nn.init.normal_(parameter, std=0.02 / math.sqrt(2 * config.n_layer))
+
+    @staticmethod
+    def _init_weights(module: nn.Module) -> None:
+        if isinstance(module, (nn.Linear, nn.Embedding)):
+            nn.init.normal_(module.weight, std=0.02)
+        if isinstance(module, nn.Linear) and module.bias is not None:
+            nn.init.zeros_(module.bias)
+
+    def forward(self, ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        x = self.wte(ids)
+        if self.wpe is not None:
+            x = x + self.wpe(positions)
+        for block in self.blocks:
+            x = block(x)
+        x = self.ln_f(x)
+        if self.flags is not None:
+            return self.flags(x)
+        return x @ self.wte.weight.t()
+
+
+def positional_penalty(params: dict[str, torch.Tensor], n_head: int) -> torch.Tensor:
+    """R_pos of Huang et al. (2025) from a parameter dict of :class:`GPT`: for every layer and
+    head, with P the positional table, M = (P W_Q)(P W_K)^T, the sum of
+    (1/N) * sum_b sum_(a >= b) M[a, b]^2 (N positions). Zero for NoPE.
+
+    >>> import torch
+    >>> from validation.config import ModelConfig
+    >>> model = GPT(ModelConfig(1, 2, 8), vocab_size=4, n_positions=5, positions="ape")
+    >>> bool(positional_penalty(dict(model.named_parameters()), 2) > 0)
+    True
+    """
+    table = params.get("wpe.weight")
+    if table is None:
+        return torch.zeros(())
+    n, width = table.shape
+    lower = torch.ones(n, n, dtype=torch.bool, device=table.device).tril()
+    total = table.new_zeros(())
+    layer = 0
+    while f"blocks.{layer}.attn.c_attn.weight" in params:
+        weight = params[f"blocks.{layer}.attn.c_attn.weight"]  # (3d, d): rows are q, k, v outputs
+        q = (table @ weight[:width].t()).view(n, n_head, -1).transpose(0, 1)
+        k = (table @ weight[width:2 * width].t()).view(n, n_head, -1).transpose(0, 1)
+        scores = q @ k.transpose(1, 2)  # (heads, a, b)
+        total = total + (scores.square() * lower).sum() / n
+        layer += 1
+    return total

@@ -1,0 +1,212 @@
+"""Predicted versus observed versus published: one row per task, variant and model in the store.
+
+Observed accuracy per bin is the mean (and spread) over the counted seeds. Its *outcome* is read
+with fixed thresholds: learned when the first bin reaches :data:`LEARNED`; then *kept* when every
+longer bin stays at or above :data:`KEPT`, *collapsed* when the longest falls to :data:`COLLAPSED`
+or below, else *in between*. The same rule read on the paper's published numbers gives the paper's
+own labels for all 24 algorithmic rows (tested), so it is the paper's finding, not ours, that it
+encodes.
+
+>>> outcome((1.0, 0.97, 0.85)), outcome((1.0, 0.26, 0.0)), outcome((0.5, 0.5, 0.5))
+(<Outcome.KEPT: 'kept'>, <Outcome.COLLAPSED: 'collapsed'>, <Outcome.NOT_LEARNED: 'not learned'>)
+"""
+
+from __future__ import annotations
+
+import enum
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from tasks import registry
+
+from .protocol import PRESETS
+from .store import Problem, Store, StoredRun
+
+LEARNED = 0.9
+KEPT = 0.8
+COLLAPSED = 0.7
+
+
+class Outcome(enum.Enum):
+    KEPT = "kept"
+    COLLAPSED = "collapsed"
+    BETWEEN = "in between"
+    NOT_LEARNED = "not learned"
+
+
+def outcome(accuracy: Sequence[float]) -> Outcome:
+    """How accuracy per bin (first bin = training range) behaves beyond the training range."""
+    if accuracy[0] < LEARNED:
+        return Outcome.NOT_LEARNED
+    if all(a >= KEPT for a in accuracy[1:]):
+        return Outcome.KEPT
+    if accuracy[-1] <= COLLAPSED:
+        return Outcome.COLLAPSED
+    return Outcome.BETWEEN
+
+
+EXPECTED = {"generalizes": Outcome.KEPT, "does not generalize": Outcome.COLLAPSED}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One task, variant and model: prediction, observation over seeds, publication."""
+
+    task: str
+    variant: str
+    preset: str
+    model: str
+    bins: tuple[tuple[int, int], ...]
+    predicted: str
+    basis: str
+    runs: int
+    counted: int
+    mean: tuple[float, ...]
+    spread: tuple[float, ...]
+    observed: Outcome
+    published: tuple[float, ...] | None
+    published_outcome: Outcome | None
+
+    @property
+    def agreement(self) -> str:
+        """"yes", "no", or "inconclusive" with the reason."""
+        expected = EXPECTED.get(self.predicted)
+        if expected is None:
+            return "inconclusive: no prediction"
+        if self.counted == 0:
+            return "inconclusive: no counted seed"
+        if self.observed is Outcome.NOT_LEARNED:
+            return "inconclusive: not learned in-distribution"
+        if self.observed is Outcome.BETWEEN:
+            return "inconclusive: in between"
+        return "yes" if self.observed is expected else "no"
+
+
+def _published(task, variant: str) -> tuple[float, ...] | None:
+    for anchor in task.anchors:
+        if anchor.variant == variant and all(isinstance(b, float) for b in anchor.bins):
+            values = tuple(anchor.bins)
+            return tuple(v / 100 for v in values) if task.family == "formal" else values
+    return None
+
+
+def _prediction(task, variant: str, cache: dict) -> tuple[str, str]:
+    from tasks.predict import predict
+
+    if task.name not in cache:
+        cache[task.name] = predict(task, quick=True)
+    verdict = cache[task.name].verdict("nope" if variant == "nope" else "ape")
+    return verdict.verdict.value, verdict.basis
+
+
+def rows(store: Store, *, preset: str | None = None, tasks: Iterable[str] | None = None) -> list[Row]:
+    """A row per (task, variant, model, preset) among the store's intact runs."""
+    wanted = set(tasks) if tasks is not None else None
+    groups: dict[tuple, list[StoredRun]] = defaultdict(list)
+    for run in store.runs(preset=preset):
+        if wanted is None or run.spec.task in wanted:
+            groups[(run.spec.task, run.spec.variant, run.spec.preset, run.spec.model.label)].append(run)
+    predictions: dict = {}
+    out = []
+    for (name, variant, preset_name, model), runs in sorted(groups.items()):
+        task = registry.get(name)
+        rule = PRESETS.get(preset_name)
+        counted = [r for r in runs if rule is None or rule.counts(r.spec.model, r.accuracy)]
+        columns = list(zip(*(r.accuracy for r in counted))) if counted else [()] * len(task.bins)
+        mean = tuple(statistics.fmean(c) for c in columns) if counted else ()
+        spread = tuple(statistics.pstdev(c) for c in columns) if counted else ()
+        predicted, basis = _prediction(task, variant, predictions)
+        published = _published(task, variant)
+        out.append(Row(name, variant, preset_name, model, task.bins, predicted, basis, len(runs), len(counted),
+                       mean, spread, outcome(mean) if mean else Outcome.NOT_LEARNED, published,
+                       outcome(published) if published else None))
+    return out
+
+
+def _cells(values: Sequence[float], spread: Sequence[float] = ()) -> str:
+    if not values:
+        return "-"
+    if spread:
+        return " / ".join(f"{v:.3f}±{s:.3f}" for v, s in zip(values, spread))
+    return " / ".join(f"{v:.3f}" for v in values)
+
+
+def markdown(table: list[Row], problems: Sequence[Problem] = (), plots: dict[str, str] | None = None,
+             title: str = "Length generalization: predicted, observed, published") -> str:
+    """The report as markdown: the table, the tally of agreements, plots and any damaged runs."""
+    lines = [f"# {title}", "",
+             f"Observed: mean ± standard deviation over counted seeds, per length bin. Outcome: learned when "
+             f"bin 1 ≥ {LEARNED}; kept when every longer bin ≥ {KEPT}; collapsed when the longest ≤ "
+             f"{COLLAPSED}.", "",
+             "| task | variant | preset | model | seeds (counted/run) | prediction | observed | outcome | "
+             "published | published outcome | agrees |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in table:
+        lines.append(
+            f"| {row.task} | {row.variant} | {row.preset} | {row.model} | {row.counted}/{row.runs} | {row.predicted} | "
+            f"{_cells(row.mean, row.spread)} | {row.observed.value} | {_cells(row.published or ())} | "
+            f"{row.published_outcome.value if row.published_outcome else '-'} | {row.agreement} |")
+    agreeing = sum(row.agreement == "yes" for row in table)
+    tasks_agreeing = {row.task for row in table if row.agreement == "yes"}
+    lines += ["", f"**{agreeing} of {len(table)} rows agree with the prediction "
+                  f"({len(tasks_agreeing)} of {len({r.task for r in table})} tasks with at least one agreeing row).**"]
+    if plots:
+        lines += ["", "## Accuracy against length", ""]
+        lines += [f"![{name}]({path})" for name, path in sorted(plots.items())]
+    if problems:
+        lines += ["", "## Damaged runs (not used)", ""]
+        lines += [f"- `{p.key}`: {p.what}" for p in problems]
+    return "\n".join(lines) + "\n"
+
+
+def plot(table: list[Row], task: str, path: str | Path) -> Path:
+    """A PNG of accuracy against input length for one task: observed (mean, with the seeds'
+    spread) and published, one colour per variant; the training range shaded."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    chosen = [row for row in table if row.task == task]
+    if not chosen:
+        raise ValueError(f"no rows for task {task!r}")
+    bins = chosen[0].bins
+    centres = [(low + high) / 2 for low, high in bins]
+    figure, axes = plt.subplots(figsize=(5.5, 3.6))
+    axes.axvspan(bins[0][0], bins[0][1], color="0.92", label="training lengths")
+    for k, row in enumerate(chosen):
+        colour = f"C{k}"
+        if row.mean:
+            axes.errorbar(centres, row.mean, yerr=row.spread, color=colour, marker="o", capsize=3,
+                          label=f"{row.variant} {row.model} ({row.preset}, {row.counted} seeds)")
+        if row.published:
+            axes.plot(centres, row.published, color=colour, linestyle="--", marker="x",
+                      label=f"{row.variant} published")
+    predicted = ", ".join(sorted({f"{r.variant}: {r.predicted}" for r in chosen}))
+    axes.set(title=f"{task}\npredicted {predicted}", xlabel="input length (bin centre)",
+             ylabel="exact-match accuracy", ylim=(-0.03, 1.03))
+    axes.title.set_fontsize(9)
+    axes.legend(fontsize=7, loc="lower left")
+    figure.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path
+
+
+def write(store: Store, out: str | Path, *, preset: str | None = None, tasks: Iterable[str] | None = None) -> Path:
+    """Write ``report.md`` and one PNG per task under ``out``; returns the markdown's path."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    table = rows(store, preset=preset, tasks=tasks)
+    plots = {}
+    for task in sorted({row.task for row in table}):
+        plot(table, task, out / f"{task}.png")
+        plots[task] = f"{task}.png"
+    path = out / "report.md"
+    path.write_text(markdown(table, store.problems, plots), encoding="utf-8")
+    return path

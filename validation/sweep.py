@@ -1,0 +1,129 @@
+"""Run a preset on a task: train the seeds that are not in the store yet, resuming any group a
+killed sweep left in progress, until enough seeds count.
+
+>>> import tempfile
+>>> from validation.store import Store
+>>> from validation import protocol
+>>> from validation.config import ModelConfig, TrainConfig
+>>> tiny = protocol.Preset("tiny", "a doctest", lambda task, variant: protocol.Plan(
+...     task, ModelConfig(1, 1, 16), TrainConfig(steps=2, batch_size=4, eval_every=2, test_size=4)),
+...     seeds=2, count_threshold=0.0)
+>>> result = validate("bin_majority", tiny, "ape", store=Store(tempfile.mkdtemp()))
+>>> [run.spec.seed for run in result.runs], len(result.counted)
+([0, 1], 2)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Callable
+
+from tasks import registry
+
+from .config import RunSpec, ValidationError, Variant
+from .protocol import PAPER_GRID, Plan, Preset
+from .store import StoredRun, Store
+from .train import SeedGroup, SeedResult
+
+Progress = Callable[[int, int, str], None]
+"""Called with (step, total steps, status) after every evaluation."""
+
+
+@dataclass(frozen=True)
+class Validation:
+    """The runs of one task and variant under a preset, and which of them count."""
+
+    task: str
+    variant: str
+    preset: str
+    plan: Plan
+    runs: tuple[StoredRun, ...]
+    counted: tuple[StoredRun, ...]
+
+
+def validate(task_name: str, preset: Preset, variant: str = "ape", *, store: Store, seeds: int | None = None,
+             device: str = "cpu", progress: Progress | None = None, plan: Plan | None = None) -> Validation:
+    """Train (or find in ``store``) seeds 0, 1, ... of the preset's plan until ``seeds`` count."""
+    task = registry.get(task_name)
+    kind = Variant.parse(variant)
+    plan = plan or preset.plan(task, kind)
+    wanted = seeds if seeds is not None else preset.seeds
+    if wanted < 1:
+        raise ValidationError(f"--seeds {wanted}: at least one seed is needed")
+    runs: list[StoredRun] = []
+    tried = 0
+    while tried < wanted * preset.max_attempts:
+        counted = [r for r in runs if preset.counts(r.spec.model, r.accuracy)]
+        missing = wanted - len(counted)
+        if missing <= 0:
+            break
+        specs = [RunSpec(task.name, kind.name, plan.model, plan.train, seed, preset.name)
+                 for seed in range(tried, min(tried + missing, wanted * preset.max_attempts))]
+        runs.extend(train_specs(plan, kind, specs, store=store, device=device, progress=progress))
+        tried += len(specs)
+    counted = [r for r in runs if preset.counts(r.spec.model, r.accuracy)]
+    return Validation(task.name, kind.name, preset.name, plan, tuple(runs), tuple(counted[:wanted]))
+
+
+def train_specs(plan: Plan, variant: Variant, specs: list[RunSpec], *, store: Store, device: str = "cpu",
+                progress: Progress | None = None) -> list[StoredRun]:
+    """The stored runs of ``specs`` (which share everything but the seed), training the missing ones
+    together; a group saved in progress under the same configuration continues where it stopped."""
+    done = {spec.seed: store.finished(spec) for spec in specs}
+    pending = [spec for spec in specs if done[spec.seed] is None]
+    if pending:
+        by_seed = {spec.seed: spec for spec in pending}
+        group_key = pending[0].group_key
+        saved = store.load_partial(group_key)
+        resumable = [s for s in (saved or {}).get("seeds", []) if s in by_seed]
+        batches = [resumable, [s for s in by_seed if s not in resumable]] if resumable else [list(by_seed)]
+        for seeds in (b for b in batches if b):
+            if seeds is resumable:
+                group = _resumed(plan, variant, saved, set(resumable), device, progress)
+                if progress:
+                    progress(group.step, group.total_steps, f"resumed seeds {resumable} at step {group.step}")
+            else:
+                group = SeedGroup(plan.task, variant, plan.model, plan.train, seeds, device=device,
+                                  progress=progress)
+
+            def keep(group: SeedGroup, finished: list[SeedResult]) -> None:
+                for result in finished:
+                    spec = by_seed[result.seed]
+                    done[result.seed] = store.record(
+                        spec, result.accuracy, result.steps, result.wall_time, result.stopped_early,
+                        [(e.step, e.accuracy) for e in result.history], result.weights)
+                if group.seeds:
+                    store.save_partial(group_key, group.state())
+
+            group.run(on_evaluation=keep)
+            store.drop_partial(group_key)
+    return [done[spec.seed] for spec in specs]
+
+
+def _resumed(plan: Plan, variant: Variant, saved: dict, pending: set[int], device: str,
+             progress: Progress | None) -> SeedGroup:
+    """A group rebuilt from a saved state, without any seed that finished after it was saved."""
+    group = SeedGroup(plan.task, variant, plan.model, plan.train, saved["seeds"], device=device, progress=progress)
+    group.restore(saved)
+    keep = [k for k, seed in enumerate(group.seeds) if seed in pending]
+    if len(keep) < len(group.seeds):
+        group._keep(keep)
+    return group
+
+
+def search(task_name: str, variant: str, *, store: Store, plan_of: Callable[[object, object], Plan],
+           grid=PAPER_GRID, device: str = "cpu", progress: Progress | None = None) -> Plan:
+    """The paper's configuration search: seed 0 of each grid configuration in order, keeping the
+    first that is exact on the first two bins (the last one tried if none is)."""
+    task = registry.get(task_name)
+    kind = Variant.parse(variant)
+    base = plan_of(task, kind)
+    chosen = base
+    for model, lr in grid:
+        chosen = Plan(task, model, dataclasses.replace(base.train, lr=lr), f"grid search: {model.label}, lr {lr:g}")
+        spec = RunSpec(task.name, kind.name, model, chosen.train, 0, "grid")
+        (run,) = train_specs(chosen, kind, [spec], store=store, device=device, progress=progress)
+        if run.accuracy[0] == 1.0 and len(run.accuracy) > 1 and run.accuracy[1] == 1.0:
+            break
+    return chosen

@@ -1,0 +1,294 @@
+"""Training: several seeds of one configuration at once, as one vmapped model.
+
+Each seed has its own initialisation (``torch.manual_seed(seed)``), its own stream of training
+examples and its own AdamW state; the seeds share only the kernels they run on, so a seed's run
+does not depend on which other seeds train beside it. Evaluation is teacher-forced exact match
+per length bin; a seed stops once its first bin (the training range) is exact, and the others go
+on without it.
+
+>>> from validation.config import ModelConfig, TrainConfig, Variant
+>>> from tasks import registry
+>>> group = SeedGroup(registry.get("bin_majority"), Variant.parse("ape"), ModelConfig(1, 1, 16),
+...                   TrainConfig(steps=2, batch_size=4, eval_every=1, test_size=4), seeds=(0, 1))
+>>> results = group.run()
+>>> [len(r.accuracy) for r in results]
+[3, 3]
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import torch
+import torch.nn.functional as F
+from torch.func import functional_call, stack_module_state, vmap
+
+from tasks.registry import Task
+
+from .config import ModelConfig, TrainConfig, ValidationError, Variant
+from .data import IGNORE, Batch, Encoding, TrainingStream, held_out_sets
+from .model import GPT, positional_penalty
+
+EVAL_ELEMENTS = 2**25
+"""Attention-score elements one evaluation chunk may hold (bounds evaluation memory)."""
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Accuracy per bin of one seed at one step."""
+
+    step: int
+    accuracy: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class SeedResult:
+    """The outcome of one seed: accuracy per bin where it stopped, and its trained weights."""
+
+    seed: int
+    accuracy: tuple[float, ...]
+    steps: int
+    wall_time: float
+    stopped_early: bool
+    history: tuple[Evaluation, ...]
+    weights: dict[str, torch.Tensor] = field(repr=False, compare=False)
+
+
+def resolve_device(name: str) -> torch.device:
+    """"cpu", "cuda" or "cuda:N"; an unavailable GPU is an error, not a silent fallback."""
+    try:
+        device = torch.device(name)
+    except RuntimeError:
+        raise ValidationError(f"device {name!r}: expected cpu, cuda or cuda:N") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValidationError(f"device {name!r}: no CUDA GPU is available here (use --device cpu)")
+    if device.type not in ("cpu", "cuda"):
+        raise ValidationError(f"device {name!r}: expected cpu, cuda or cuda:N")
+    return device
+
+
+def learning_rate(config: TrainConfig, step: int, total: int) -> float:
+    """Linear warm-up, then linear decay to 0 at ``total`` (the Hugging Face linear schedule)."""
+    if step < config.warmup:
+        return config.lr * step / config.warmup
+    return config.lr * max(0.0, (total - step) / max(1, total - config.warmup))
+
+
+def _decays(name: str) -> bool:
+    """AdamW weight decay applies to weights and embeddings, not to biases or LayerNorm gains."""
+    return not (name.endswith("bias") or ".ln_" in f".{name}")
+
+
+class SeedGroup:
+    """Seeds of one (task, variant, model, training) configuration, trained together."""
+
+    def __init__(self, task: Task, variant: Variant, model: ModelConfig, config: TrainConfig,
+                 seeds: Sequence[int], *, device: str = "cpu", test_seed: int = 0,
+                 progress: Callable[[int, int, str], None] | None = None) -> None:
+        if not seeds:
+            raise ValidationError("no seeds to train")
+        self.task, self.variant, self.model_config, self.config = task, variant, model, config
+        self.device = resolve_device(device)
+        self.encoding = Encoding.of(task)
+        self.seeds = list(seeds)
+        self.streams = [TrainingStream(task, s, config.train_size if config.epochs else None) for s in self.seeds]
+        self.total_steps = self._total_steps()
+        self.tests = [self.encoding.collate(examples) for examples in held_out_sets(task, config.test_size, test_seed)]
+        self.progress = progress
+        models = []
+        for seed in self.seeds:
+            torch.manual_seed(seed)
+            models.append(GPT(model, vocab_size=len(self.encoding.vocabulary), n_positions=self.encoding.n_positions,
+                              positions=variant.positions, n_flags=len(self.encoding.flags)))
+        self.base = GPT(model, vocab_size=len(self.encoding.vocabulary), n_positions=self.encoding.n_positions,
+                        positions=variant.positions, n_flags=len(self.encoding.flags)).to("meta")
+        params, _ = stack_module_state(models)
+        self.params = {name: p.detach().to(self.device).requires_grad_() for name, p in params.items()}
+        self.optimizer = self._optimizer()
+        self.step = 0
+        self.history: list[list[Evaluation]] = [[] for _ in self.seeds]
+        self.elapsed = 0.0
+
+    # ------------------------------------------------------------ set-up
+
+    def _total_steps(self) -> int:
+        if self.config.epochs:
+            size = len(self.streams[0].fixed or [])
+            return self.config.epochs * math.ceil(size / self.config.batch_size)
+        return self.config.steps
+
+    def _optimizer(self) -> torch.optim.AdamW:
+        decay = [p for n, p in self.params.items() if _decays(n)]
+        plain = [p for n, p in self.params.items() if not _decays(n)]
+        return torch.optim.AdamW([{"params": decay, "weight_decay": self.config.weight_decay},
+                                  {"params": plain, "weight_decay": 0.0}], lr=self.config.lr)
+
+    # ------------------------------------------------------------ one seed's loss, vmapped
+
+    def _outputs(self, params: dict, ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        return functional_call(self.base, params, (ids, positions))
+
+    def _seed_loss(self, params: dict, ids, positions, targets, mask) -> torch.Tensor:
+        out = self._outputs(params, ids, positions)
+        if self.encoding.uses_flags:
+            losses = F.binary_cross_entropy_with_logits(out, targets, reduction="none").mean(-1)
+            loss = (losses * mask).sum() / mask.sum().clamp(min=1)
+        else:
+            log_probs = out.log_softmax(-1)
+            checked = targets != IGNORE
+            picked = log_probs.gather(-1, targets.clamp(min=0).unsqueeze(-1)).squeeze(-1)
+            loss = -(picked * checked).sum() / checked.sum().clamp(min=1)
+        if self.variant.reg_coef:
+            loss = loss + self.variant.reg_coef * positional_penalty(params, self.model_config.n_head)
+        return loss
+
+    def _train_batch(self) -> Batch:
+        examples = [e for stream in self.streams for e in stream.next(self.config.batch_size)]
+        batch = self.encoding.collate(examples).to(self.device)
+        shape = (len(self.streams), self.config.batch_size)
+        return Batch(*(t.reshape(*shape, *t.shape[1:]) for t in (batch.ids, batch.positions, batch.targets, batch.mask)))
+
+    def train_step(self) -> torch.Tensor:
+        """One optimizer step for every seed; returns the per-seed losses."""
+        batch = self._train_batch()
+        losses = vmap(self._seed_loss)(self.params, batch.ids, batch.positions, batch.targets, batch.mask)
+        self.optimizer.zero_grad(set_to_none=True)
+        losses.sum().backward()
+        if self.config.grad_clip:
+            self._clip_per_seed(self.config.grad_clip)
+        for group in self.optimizer.param_groups:
+            group["lr"] = learning_rate(self.config, self.step, self.total_steps)
+        self.optimizer.step()
+        self.step += 1
+        return losses.detach()
+
+    def _clip_per_seed(self, max_norm: float) -> None:
+        grads = [p.grad for p in self.params.values() if p.grad is not None]
+        norms = torch.stack([g.flatten(1).square().sum(1) for g in grads]).sum(0).sqrt()
+        factor = (max_norm / (norms + 1e-6)).clamp(max=1.0)
+        for g in grads:
+            g.mul_(factor.view(-1, *([1] * (g.dim() - 1))))
+
+    # ------------------------------------------------------------ evaluation
+
+    @torch.no_grad()
+    def evaluate(self) -> list[tuple[float, ...]]:
+        """Teacher-forced exact match per bin, for each seed: an example counts when every checked
+        position's argmax (or every flag) is right."""
+        per_bin = [self._exact(batch) for batch in self.tests]
+        return [tuple(float(correct[s].float().mean()) for correct in per_bin) for s in range(len(self.seeds))]
+
+    def _exact(self, batch: Batch) -> torch.Tensor:
+        width = batch.ids.shape[1]
+        chunk = max(1, EVAL_ELEMENTS // (len(self.seeds) * self.model_config.n_head * width * width))
+        forward = vmap(self._outputs, in_dims=(0, None, None))
+        parts = []
+        for start in range(0, batch.ids.shape[0], chunk):
+            part = Batch(*(t[start:start + chunk] for t in (batch.ids, batch.positions, batch.targets, batch.mask)))
+            part = part.to(self.device)
+            out = forward(self.params, part.ids, part.positions)
+            if self.encoding.uses_flags:
+                right = ((out > 0) == (part.targets > 0.5)).all(-1) | ~part.mask
+            else:
+                right = (out.argmax(-1) == part.targets) | (part.targets == IGNORE)
+            parts.append(right.all(-1).cpu())
+        return torch.cat(parts, dim=1)
+
+    # ------------------------------------------------------------ the loop
+
+    def run(self, on_evaluation: Callable[["SeedGroup", list[SeedResult]], None] | None = None) -> list[SeedResult]:
+        """Train until every seed has stopped (early, or at the last step).
+
+        ``on_evaluation(group, finished)`` is called after every evaluation with the seeds that
+        finished at it (already removed from the group), so a caller can store them and save a
+        checkpoint of the rest.
+        """
+        results: list[SeedResult] = []
+        while self.seeds:
+            started = time.perf_counter()
+            target = min(self.total_steps, (self.step // self.config.eval_every + 1) * self.config.eval_every)
+            losses = None
+            while self.step < target:
+                losses = self.train_step()
+            finished = self._finish(self.evaluate(), final=self.step >= self.total_steps)
+            self.elapsed += time.perf_counter() - started
+            finished = [_with_time(r, self.elapsed) for r in finished]
+            results.extend(finished)
+            if self.progress:
+                self.progress(self.step, self.total_steps, self._status(losses, finished))
+            if on_evaluation:
+                on_evaluation(self, finished)
+        return sorted(results, key=lambda r: r.seed)
+
+    def _finish(self, accuracies: list[tuple[float, ...]], final: bool) -> list[SeedResult]:
+        done, keep = [], []
+        for s, accuracy in enumerate(accuracies):
+            self.history[s].append(Evaluation(self.step, accuracy))
+            early = accuracy[0] == 1.0
+            if early or final:
+                weights = {n: p[s].detach().cpu().clone() for n, p in self.params.items()}
+                done.append(SeedResult(self.seeds[s], accuracy, self.step, 0.0, early,
+                                       tuple(self.history[s]), weights))
+            else:
+                keep.append(s)
+        if done and keep:
+            self._keep(keep)
+        elif not keep:
+            self.seeds = []
+        return done
+
+    def _keep(self, keep: list[int]) -> None:
+        """Drop the seeds not in ``keep`` from the parameters, the optimizer and the streams."""
+        index = torch.tensor(keep, device=self.device)
+        old = self.optimizer.state_dict()
+        self.params = {n: p.detach()[index].clone().requires_grad_() for n, p in self.params.items()}
+        self.optimizer = self._optimizer()
+        state = {k: {key: (v[index] if torch.is_tensor(v) and v.dim() > 0 else v) for key, v in s.items()}
+                 for k, s in old["state"].items()}
+        self.optimizer.load_state_dict({"state": state, "param_groups": old["param_groups"]})
+        self.seeds = [self.seeds[s] for s in keep]
+        self.streams = [self.streams[s] for s in keep]
+        self.history = [self.history[s] for s in keep]
+
+    def _status(self, losses: torch.Tensor | None, finished: list[SeedResult]) -> str:
+        """The mean loss and, per seed, accuracy per bin at the last evaluation."""
+        last = [(seed, h[-1].accuracy) for seed, h in zip(self.seeds, self.history) if h]
+        last += [(r.seed, r.accuracy) for r in finished]
+        loss = f"loss {float(losses.mean()):.4f} " if losses is not None else ""
+        return loss + " ".join(f"s{seed}:" + "/".join(f"{a:.2f}" for a in acc) for seed, acc in sorted(last))
+
+    # ------------------------------------------------------------ checkpoints of a group in progress
+
+    def state(self) -> dict:
+        """Everything needed to continue this group exactly where it is."""
+        return {
+            "seeds": list(self.seeds), "step": self.step, "elapsed": self.elapsed,
+            "params": {n: p.detach().cpu() for n, p in self.params.items()},
+            "optimizer": self.optimizer.state_dict(),
+            "streams": [s.state() for s in self.streams],
+            "history": [[(e.step, list(e.accuracy)) for e in h] for h in self.history],
+        }
+
+    def restore(self, state: dict) -> None:
+        """Continue from :meth:`state` (the seeds it names must be a subset of this group's)."""
+        try:
+            positions = [self.seeds.index(s) for s in state["seeds"]]
+            self.streams = [self.streams[k] for k in positions]
+            self.seeds = list(state["seeds"])
+            for stream, saved in zip(self.streams, state["streams"]):
+                stream.restore(saved)
+            self.params = {n: state["params"][n].to(self.device).requires_grad_() for n in self.params}
+            self.optimizer = self._optimizer()
+            self.optimizer.load_state_dict(state["optimizer"])
+            self.step, self.elapsed = int(state["step"]), float(state["elapsed"])
+            self.history = [[Evaluation(step, tuple(acc)) for step, acc in h] for h in state["history"]]
+        except (KeyError, ValueError, RuntimeError, TypeError) as error:
+            raise ValidationError(f"checkpoint does not match this configuration: {error}") from None
+
+
+def _with_time(result: SeedResult, elapsed: float) -> SeedResult:
+    return SeedResult(result.seed, result.accuracy, result.steps, elapsed, result.stopped_early,
+                      result.history, result.weights)

@@ -115,6 +115,9 @@ class RunSpec:
     train: TrainConfig
     seed: int
     preset: str = ""
+    train_range: tuple[int, int] = ()
+    bins: tuple[tuple[int, int], ...] = ()
+    """The lengths trained and tested (a preset may rescale the task's published ones)."""
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)

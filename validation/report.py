@@ -60,6 +60,7 @@ class Row:
     preset: str
     model: str
     bins: tuple[tuple[int, int], ...]
+    published_bins: tuple[tuple[int, int], ...]
     predicted: str
     basis: str
     runs: int
@@ -120,7 +121,8 @@ def rows(store: Store, *, preset: str | None = None, tasks: Iterable[str] | None
         spread = tuple(statistics.pstdev(c) for c in columns) if counted else ()
         predicted, basis = _prediction(task, variant, predictions)
         published = _published(task, variant)
-        out.append(Row(name, variant, preset_name, model, task.bins, predicted, basis, len(runs), len(counted),
+        bins = runs[0].spec.bins or task.bins
+        out.append(Row(name, variant, preset_name, model, bins, task.bins, predicted, basis, len(runs), len(counted),
                        mean, spread, outcome(mean) if mean else Outcome.NOT_LEARNED, published,
                        outcome(published) if published else None))
     return out
@@ -163,8 +165,9 @@ def markdown(table: list[Row], problems: Sequence[Problem] = (), plots: dict[str
 
 
 def plot(table: list[Row], task: str, path: str | Path) -> Path:
-    """A PNG of accuracy against input length for one task: observed (mean, with the seeds'
-    spread) and published, one colour per variant; the training range shaded."""
+    """A PNG of accuracy per length bin for one task: observed (mean, with the seeds' spread) and
+    published, one colour per variant; the training bin shaded. A preset that rescales lengths
+    keeps the paper's ratios, so bin k is compared with the paper's bin k (both are labelled)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -173,10 +176,9 @@ def plot(table: list[Row], task: str, path: str | Path) -> Path:
     chosen = [row for row in table if row.task == task]
     if not chosen:
         raise ValueError(f"no rows for task {task!r}")
-    bins = chosen[0].bins
-    centres = [(low + high) / 2 for low, high in bins]
+    centres = list(range(1, len(chosen[0].bins) + 1))
     figure, axes = plt.subplots(figsize=(5.5, 3.6))
-    axes.axvspan(bins[0][0], bins[0][1], color="0.92", label="training lengths")
+    axes.axvspan(0.7, 1.3, color="0.92", label="training lengths")
     for k, row in enumerate(chosen):
         colour = f"C{k}"
         if row.mean:
@@ -186,7 +188,10 @@ def plot(table: list[Row], task: str, path: str | Path) -> Path:
             axes.plot(centres, row.published, color=colour, linestyle="--", marker="x",
                       label=f"{row.variant} published")
     predicted = ", ".join(sorted({f"{r.variant}: {r.predicted}" for r in chosen}))
-    axes.set(title=f"{task}\npredicted {predicted}", xlabel="input length (bin centre)",
+    ticks = [f"{low}-{high}" + ("" if (low, high) == published else f"\n(paper {published[0]}-{published[1]})")
+             for (low, high), published in zip(chosen[0].bins, chosen[0].published_bins)]
+    axes.set_xticks(centres, ticks, fontsize=7)
+    axes.set(title=f"{task}\npredicted {predicted}", xlabel="input length bin",
              ylabel="exact-match accuracy", ylim=(-0.03, 1.03))
     axes.title.set_fontsize(9)
     axes.legend(fontsize=7, loc="lower left")

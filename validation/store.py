@@ -66,7 +66,8 @@ class Problem:
 
 def spec_from_json(data: dict) -> RunSpec:
     return RunSpec(data["task"], data["variant"], ModelConfig(**data["model"]), TrainConfig(**data["train"]),
-                   int(data["seed"]), data.get("preset", ""))
+                   int(data["seed"]), data.get("preset", ""), tuple(data.get("train_range", ())),
+                   tuple(tuple(b) for b in data.get("bins", ())))
 
 
 def _sha256_file(path: Path) -> str:

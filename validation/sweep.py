@@ -58,7 +58,8 @@ def validate(task_name: str, preset: Preset, variant: str = "ape", *, store: Sto
         missing = wanted - len(counted)
         if missing <= 0:
             break
-        specs = [RunSpec(task.name, kind.name, plan.model, plan.train, seed, preset.name)
+        specs = [RunSpec(task.name, kind.name, plan.model, plan.train, seed, preset.name,
+                         plan.task.train_range, plan.task.bins)
                  for seed in range(tried, min(tried + missing, wanted * preset.max_attempts))]
         runs.extend(train_specs(plan, kind, specs, store=store, device=device, progress=progress))
         tried += len(specs)
@@ -122,7 +123,7 @@ def search(task_name: str, variant: str, *, store: Store, plan_of: Callable[[obj
     chosen = base
     for model, lr in grid:
         chosen = Plan(task, model, dataclasses.replace(base.train, lr=lr), f"grid search: {model.label}, lr {lr:g}")
-        spec = RunSpec(task.name, kind.name, model, chosen.train, 0, "grid")
+        spec = RunSpec(task.name, kind.name, model, chosen.train, 0, "grid", task.train_range, task.bins)
         (run,) = train_specs(chosen, kind, [spec], store=store, device=device, progress=progress)
         if run.accuracy[0] == 1.0 and len(run.accuracy) > 1 and run.accuracy[1] == 1.0:
             break

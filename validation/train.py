@@ -207,6 +207,8 @@ class SeedGroup:
         checkpoint of the rest.
         """
         results: list[SeedResult] = []
+        if self.progress:
+            self.progress(self.step, self.total_steps, f"training seeds {self.seeds}")
         while self.seeds:
             started = time.perf_counter()
             target = min(self.total_steps, (self.step // self.config.eval_every + 1) * self.config.eval_every)

@@ -281,3 +281,27 @@ def test_report_tables_plots_and_agreement(tmp_path):
     assert "| bin_majority | ape | tiny | 1l1h16d | 2/2 | generalizes |" in text
     assert "1 of 2 rows agree" in text
     assert (tmp_path / "out" / "bin_majority.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# ---------------------------------------------------------------- command line
+
+
+def test_crasp_validate_and_report_on_the_command_line(tmp_path):
+    import io
+
+    from crasp.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    store, folder = str(tmp_path / "runs"), str(tmp_path / "report")
+    assert main(["validate", "bin_majority", "--seeds", "1", "--store", store], out, err) == 0, err.getvalue()
+    assert "bin_majority ape 1l1h16d seed 0: 1.000" in out.getvalue()
+    out = io.StringIO()
+    assert main(["report", "--store", store, "--out", folder], out, err) == 0
+    assert "| bin_majority | ape | cpu | 1l1h16d | 1/1 | generalizes |" in out.getvalue()
+    assert (tmp_path / "report" / "bin_majority.png").is_file()
+    err = io.StringIO()
+    assert main(["report", "--store", str(tmp_path / "nowhere")], io.StringIO(), err) == 1
+    assert "no run store here" in err.getvalue()
+    err = io.StringIO()
+    assert main(["validate", "bin_majority", "--variant", "rope", "--store", store], io.StringIO(), err) == 1
+    assert "variant 'rope'" in err.getvalue()

@@ -168,8 +168,12 @@ def plot(table: list[Row], task: str, path: str | Path) -> Path:
     """A PNG of accuracy per length bin for one task: observed (mean, with the seeds' spread) and
     published, one colour per variant; the training bin shaded. A preset that rescales lengths
     keeps the paper's ratios, so bin k is compared with the paper's bin k (both are labelled)."""
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        from .config import ValidationError
 
+        raise ValidationError("plots need matplotlib: pip install 'crasp-lengthgen[plot]'") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -109,7 +109,7 @@ def _resumed(plan: Plan, variant: Variant, saved: dict, pending: set[int], devic
     group.restore(saved)
     keep = [k for k, seed in enumerate(group.seeds) if seed in pending]
     if len(keep) < len(group.seeds):
-        group._keep(keep)
+        group.keep_only(keep)
     return group
 
 

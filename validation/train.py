@@ -237,12 +237,12 @@ class SeedGroup:
             else:
                 keep.append(s)
         if done and keep:
-            self._keep(keep)
+            self.keep_only(keep)
         elif not keep:
             self.seeds = []
         return done
 
-    def _keep(self, keep: list[int]) -> None:
+    def keep_only(self, keep: list[int]) -> None:
         """Drop the seeds not in ``keep`` from the parameters, the optimizer and the streams."""
         index = torch.tensor(keep, device=self.device)
         old = self.optimizer.state_dict()

@@ -18,6 +18,7 @@ tasks on one flag at the last position.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -84,13 +85,9 @@ class Encoding:
         except KeyError:
             raise ValidationError(f"task {self.task.name!r}: token {token!r} is not in its alphabet") from None
 
-    @property
+    @functools.cached_property
     def _index(self) -> dict[str, int]:
-        index = self.__dict__.get("_index_cache")
-        if index is None:
-            index = {token: k for k, token in enumerate(self.vocabulary)}
-            object.__setattr__(self, "_index_cache", index)
-        return index
+        return {token: k for k, token in enumerate(self.vocabulary)}
 
     def collate(self, examples: Sequence[Example]) -> Batch:
         """Pad examples on the right into one batch (pad positions repeat the last position id)."""

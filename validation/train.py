@@ -96,7 +96,8 @@ class SeedGroup:
         self.seeds = list(seeds)
         self.streams = [TrainingStream(task, s, config.train_size if config.epochs else None) for s in self.seeds]
         self.total_steps = self._total_steps()
-        self.tests = [self.encoding.collate(examples) for examples in held_out_sets(task, config.test_size, test_seed)]
+        self.tests = [self.encoding.collate(examples).to(self.device)
+                      for examples in held_out_sets(task, config.test_size, test_seed)]
         self.progress = progress
         models = []
         for seed in self.seeds:
@@ -188,7 +189,6 @@ class SeedGroup:
         parts = []
         for start in range(0, batch.ids.shape[0], chunk):
             part = Batch(*(t[start:start + chunk] for t in (batch.ids, batch.positions, batch.targets, batch.mask)))
-            part = part.to(self.device)
             out = forward(self.params, part.ids, part.positions)
             if self.encoding.uses_flags:
                 right = ((out > 0) == (part.targets > 0.5)).all(-1) | ~part.mask
@@ -215,9 +215,9 @@ class SeedGroup:
             losses = None
             while self.step < target:
                 losses = self.train_step()
-            finished = self._finish(self.evaluate(), final=self.step >= self.total_steps)
+            accuracies = self.evaluate()
             self.elapsed += time.perf_counter() - started
-            finished = [_with_time(r, self.elapsed) for r in finished]
+            finished = self._finish(accuracies, final=self.step >= self.total_steps)
             results.extend(finished)
             if self.progress:
                 self.progress(self.step, self.total_steps, self._status(losses, finished))
@@ -232,7 +232,7 @@ class SeedGroup:
             early = accuracy[0] == 1.0
             if early or final:
                 weights = {n: p[s].detach().cpu().clone() for n, p in self.params.items()}
-                done.append(SeedResult(self.seeds[s], accuracy, self.step, 0.0, early,
+                done.append(SeedResult(self.seeds[s], accuracy, self.step, self.elapsed, early,
                                        tuple(self.history[s]), weights))
             else:
                 keep.append(s)
@@ -290,7 +290,3 @@ class SeedGroup:
         except (KeyError, ValueError, RuntimeError, TypeError) as error:
             raise ValidationError(f"checkpoint does not match this configuration: {error}") from None
 
-
-def _with_time(result: SeedResult, elapsed: float) -> SeedResult:
-    return SeedResult(result.seed, result.accuracy, result.steps, elapsed, result.stopped_early,
-                      result.history, result.weights)

@@ -92,7 +92,7 @@ def _predict_tasks(say) -> None:
     say(f"{agree} of {labelled} agree with the paper's labels; `crasp predict TASK` shows the evidence")
 
 
-DEMO_TASKS = ("bin_majority", "sort")
+DEMO_TASKS = ("bin_majority", "parity")
 """Tasks the demo trains under the cpu preset (a few minutes on 2 cores)."""
 
 

@@ -101,6 +101,31 @@ def test_training_examples_fit_the_published_positional_table(name):
         assert int(batch.positions[b, 0]) == example.offset
 
 
+@pytest.mark.parametrize("name", registry.names("algorithmic")[:8])
+def test_rescaled_tasks_keep_the_published_table_and_offset_rule(name):
+    task = registry.get(name)
+    same = protocol.rescaled(task, task.train_range[1])
+    assert (same.train_range, same.bins, same.n_positions) == (task.train_range, task.bins, task.n_positions)
+    rng = np.random.default_rng(1)
+    example = task.sample(min(task.bins[-1][1], task.max_input_length()) // 3, rng)
+    published = {task.train_offset(example, np.random.default_rng(k)) for k in range(400)}
+    assert {same.train_offset(example, np.random.default_rng(k)) for k in range(400)} == published
+
+    small = protocol.rescaled(task, 12)
+    assert small.bins == ((task.bins[0][0], 12), (13, 24), (25, 36)) and small.train_range[1] == 12
+    encoding = Encoding.of(small)
+    examples = [small.sample_train(rng) for _ in range(300)] + [e for b in held_out_sets(small, 30) for e in b]
+    assert max(len(e.tokens) + e.offset for e in examples) <= encoding.n_positions < task.n_positions
+    assert max(e.length for e in examples[:300]) <= 12
+
+
+def test_rescaling_refuses_ranges_it_cannot_keep():
+    with pytest.raises(ValidationError, match="must end in"):
+        protocol.rescaled(registry.get("sort"), 60)
+    with pytest.raises(ValidationError, match="three length bins"):
+        protocol.rescaled(registry.get("tomita_3"), 20)
+
+
 def test_next_set_tasks_get_flags():
     task = registry.get("d_2")
     encoding = Encoding.of(task)
@@ -239,6 +264,17 @@ def test_paper_preset_uses_the_published_configurations():
     assert len(protocol.PAPER_GRID) == 54 and len(protocol.FORMAL_GRID) == 18
     with pytest.raises(ValidationError):
         paper.plan(registry.get("duan_addition"), Variant.parse("ape"))
+
+
+def test_cpu_preset_budgets_every_algorithmic_task():
+    cpu = protocol.PRESETS["cpu"]
+    for name in registry.names("algorithmic")[:8]:
+        budget = protocol.CPU_BUDGETS[name]
+        plan = cpu.plan(registry.get(name), Variant.parse("ape"))
+        assert (plan.model.label, plan.train.lr, plan.train.steps) == (budget.model, budget.lr, budget.steps)
+        longest = budget.longest_train or registry.get(name).train_range[1]
+        assert plan.task.train_range[1] == longest and plan.task.bins[-1][1] == 3 * longest
+        assert ("scaled" in plan.note) == (budget.longest_train is not None)
 
 
 def test_formal_protocol_trains_epochs_over_a_fixed_set():

@@ -143,13 +143,13 @@ def markdown(table: list[Row], problems: Sequence[Problem] = (), plots: dict[str
              f"Observed: mean ± standard deviation over counted seeds, per length bin. Outcome: learned when "
              f"bin 1 ≥ {LEARNED}; kept when every longer bin ≥ {KEPT}; collapsed when the longest ≤ "
              f"{COLLAPSED}.", "",
-             "| task | variant | preset | model | seeds (counted/run) | prediction | observed | outcome | "
-             "published | published outcome | agrees |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| task | variant | preset | model | seeds (counted/run) | prediction | length bins | observed | outcome | "
+             "published (paper's bins) | published outcome | agrees |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in table:
         lines.append(
             f"| {row.task} | {row.variant} | {row.preset} | {row.model} | {row.counted}/{row.runs} | {row.predicted} | "
-            f"{_cells(row.mean, row.spread)} | {row.observed.value} | {_cells(row.published or ())} | "
+            f"{' / '.join(f'{low}-{high}' for low, high in row.bins)} | {_cells(row.mean, row.spread)} | {row.observed.value} | {_cells(row.published or ())} | "
             f"{row.published_outcome.value if row.published_outcome else '-'} | {row.agreement} |")
     agreeing = sum(row.agreement == "yes" for row in table)
     tasks_agreeing = {row.task for row in table if row.agreement == "yes"}

@@ -109,8 +109,7 @@ def _validate_tasks(say, out_dir: Path) -> None:
         start = time.perf_counter()
         result = validate(name, protocol.PRESETS["cpu"], "ape", store=store)
         seeds = "; ".join(f"seed {r.spec.seed}: " + "/".join(f"{a:.3f}" for a in r.accuracy) for r in result.runs)
-        bins = ", ".join(f"{low}-{high}" for low, high in result.plan.task.bins)
-        say(f"{name:14s} {result.plan.model.label} bins {bins}")
+        say(f"{name:14s} {result.plan.model.label} bins {', '.join(report.bin_labels(result.plan.task.bins))}")
         say(f"{'':14s} {seeds}  ({time.perf_counter() - start:.0f} s)")
     path = report.write(store, out_dir / "report", preset="cpu", tasks=DEMO_TASKS)
     for row in report.rows(store, preset="cpu", tasks=DEMO_TASKS):

@@ -36,7 +36,7 @@ THEOREM_12 = (
 )
 
 
-def _offset_up_to(bound):
+def offset_up_to(bound):
     """Training offset uniform in [0, bound(example)] as in the published code."""
     def draw(example, rng):
         return int(rng.integers(0, max(bound(example), 0) + 1))
@@ -248,7 +248,7 @@ def copy_every_kth(k: int, vocabulary: int, bins: tuple[tuple[int, int], ...], n
         min_length=2 * k - 1,
         max_length=(vocabulary + k - 1 + 1) // k * k - 1,
         length_rule=_copy_kth_length(k),
-        train_offset=_offset_up_to(lambda ex: n_positions - len(ex.tokens)),
+        train_offset=offset_up_to(lambda ex: n_positions - len(ex.tokens)),
         n_positions=n_positions,
         prefix=(BOS, *(["#"] * (k - 1))),
         labels=Labels(True, None),
@@ -270,8 +270,8 @@ def builtin_tasks() -> list[Task]:
     """The algorithmic tasks of Huang et al. (2025), in the paper's order, then copy_every_kth."""
     letters = tuple(string.ascii_lowercase)
     numbers = tuple(str(v) for v in range(MAX_TEST_LENGTH))
-    majority_offset = _offset_up_to(lambda ex: MAX_TEST_LENGTH - ex.length)
-    copy_offset = _offset_up_to(lambda ex: (MAX_TEST_LENGTH - ex.length) * 2)
+    majority_offset = offset_up_to(lambda ex: MAX_TEST_LENGTH - ex.length)
+    copy_offset = offset_up_to(lambda ex: (MAX_TEST_LENGTH - ex.length) * 2)
 
     def labelled(name):
         ape, nope = anchors.paper_labels(name)
@@ -381,7 +381,7 @@ def builtin_tasks() -> list[Task]:
             symbols=("0", "1", "+", "="), outputs=("0", "1"),
             sample_input=_sample_addition, answer=_addition_answer, valid=_addition_valid,
             n_positions=2 * MAX_TEST_LENGTH, train_range=TRAIN_RANGE, bins=BINS, min_length=4, separator=None,
-            train_offset=_offset_up_to(lambda ex: 2 * MAX_TEST_LENGTH - len(ex.tokens)),
+            train_offset=offset_up_to(lambda ex: 2 * MAX_TEST_LENGTH - len(ex.tokens)),
             labels=labelled("addition"),
             no_program={
                 "ape": "not expressible: with the sum written most significant bit first, Bob (holding "

@@ -20,6 +20,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Callable
 
+from tasks.algorithmic import offset_up_to
 from tasks.registry import Task
 
 from .config import ModelConfig, TrainConfig, ValidationError, Variant
@@ -126,11 +127,9 @@ def rescaled(task: Task, longest_train: int) -> Task:
     per_symbol = task.n_positions // published_longest
     n_positions = task.n_positions - per_symbol * (published_longest - 3 * n)
 
-    def offset(example, rng):
-        return int(rng.integers(0, max(n_positions - len(example.tokens), 0) + 1))
-
     return dataclasses.replace(task, train_range=(low, n), bins=((task.bins[0][0], n), (n + 1, 2 * n), (2 * n + 1, 3 * n)),
-                               n_positions=n_positions, train_offset=offset)
+                               n_positions=n_positions,
+                               train_offset=offset_up_to(lambda example: n_positions - len(example.tokens)))
 
 
 @dataclass(frozen=True)
@@ -170,7 +169,7 @@ def _cpu_plan(task: Task, variant: Variant) -> Plan:
     train = dataclasses.replace(paper.train, lr=budget.lr, steps=budget.steps, warmup=0 if formal else budget.warmup,
                                 eval_every=max(1, budget.steps // 5), test_size=400, epochs=5 if formal else None)
     note = "cpu preset: smaller model and step budget"
-    if budget.longest_train is not None and not formal:
+    if budget.longest_train is not None:
         task = rescaled(task, budget.longest_train)
         note += f"; lengths scaled to training range [0, {budget.longest_train}]"
     return Plan(task, ModelConfig.parse(budget.model), train, note)

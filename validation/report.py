@@ -128,6 +128,11 @@ def rows(store: Store, *, preset: str | None = None, tasks: Iterable[str] | None
     return out
 
 
+def bin_labels(bins: Sequence[tuple[int, int]]) -> list[str]:
+    """``["0-50", "51-100", ...]``: length bins as the report writes them."""
+    return [f"{low}-{high}" for low, high in bins]
+
+
 def _cells(values: Sequence[float], spread: Sequence[float] = ()) -> str:
     if not values:
         return "-"
@@ -149,7 +154,8 @@ def markdown(table: list[Row], problems: Sequence[Problem] = (), plots: dict[str
     for row in table:
         lines.append(
             f"| {row.task} | {row.variant} | {row.preset} | {row.model} | {row.counted}/{row.runs} | {row.predicted} | "
-            f"{' / '.join(f'{low}-{high}' for low, high in row.bins)} | {_cells(row.mean, row.spread)} | {row.observed.value} | {_cells(row.published or ())} | "
+            f"{' / '.join(bin_labels(row.bins))} | {_cells(row.mean, row.spread)} | {row.observed.value} | "
+            f"{_cells(row.published or ())} | "
             f"{row.published_outcome.value if row.published_outcome else '-'} | {row.agreement} |")
     agreeing = sum(row.agreement == "yes" for row in table)
     tasks_agreeing = {row.task for row in table if row.agreement == "yes"}
@@ -192,8 +198,8 @@ def plot(table: list[Row], task: str, path: str | Path) -> Path:
             axes.plot(centres, row.published, color=colour, linestyle="--", marker="x",
                       label=f"{row.variant} published")
     predicted = ", ".join(sorted({f"{r.variant}: {r.predicted}" for r in chosen}))
-    ticks = [f"{low}-{high}" + ("" if (low, high) == published else f"\n(paper {published[0]}-{published[1]})")
-             for (low, high), published in zip(chosen[0].bins, chosen[0].published_bins)]
+    ticks = [label if label == paper else f"{label}\n(paper {paper})"
+             for label, paper in zip(bin_labels(chosen[0].bins), bin_labels(chosen[0].published_bins))]
     axes.set_xticks(centres, ticks, fontsize=7)
     axes.set(title=f"{task}\npredicted {predicted}", xlabel="input length bin",
              ylabel="exact-match accuracy", ylim=(-0.03, 1.03))

@@ -34,10 +34,9 @@ class CausalSelfAttention(nn.Module):
         q, k, v = self.c_attn(x).split(width, dim=2)
         heads = lambda t: t.view(batch, length, self.n_head, width // self.n_head).transpose(1, 2)
         q, k, v = heads(q), heads(k), heads(v)
-        scores = q @ k.transpose(-2, -1) / math.sqrt(width // self.n_head)
-        future = torch.ones(length, length, dtype=torch.bool, device=x.device).triu(1)
-        weights = scores.masked_fill(future, float("-inf")).softmax(dim=-1)
-        mixed = (weights @ v).transpose(1, 2).reshape(batch, length, width)
+        # Softmax(q k^T / sqrt(d_head)) v over positions up to the query's, as one fused kernel.
+        mixed = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        mixed = mixed.transpose(1, 2).reshape(batch, length, width)
         return self.c_proj(mixed)
 
 

@@ -335,12 +335,12 @@ def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int
         return max(1, sum(1 for t in tokens if t != PAD))
 
     common = dict(family="arithmetic", format=Format.ALIGNED, labels=Labels(None, None), separator=None,
-                  train_range=(1, 5), min_length=1, reference=SABBAGHI,
-                  no_program={"ape": _ENCODER, "nope": _ENCODER})
+                  min_length=1, reference=SABBAGHI, no_program={"ape": _ENCODER, "nope": _ENCODER})
     addition = Task(
         name="sabbaghi_addition", symbols=(*DIGITS, "+", PAD), outputs=(*DIGITS, PAD),
         **common, sample_input=add_sample, answer=add_answer, valid=add_valid,
-        bins=((1, 5), (6, 10), (11, 20), (21, width)), max_length=width, anchors=_sabbaghi_anchors("addition"),
+        train_range=(1, min(5, width)), bins=_bins_up_to(width, (5, 10, 20, 50)), max_length=width,
+        anchors=_sabbaghi_anchors("addition"),
         description=f"a + b, each left-padded with {PAD} to {width}, least significant digits aligned; the sum "
                     f"(padded to {width + 1}) is read at the '+' and the second operand's positions",
         measure=lambda x: max(digits_of(x[:width]), digits_of(x[width + 1:])),
@@ -348,13 +348,26 @@ def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int
     multiplication = Task(
         name="sabbaghi_multiplication", symbols=(*DIGITS, "*", PAD), outputs=(*DIGITS, PAD),
         **common, sample_input=mul_sample, answer=mul_answer, valid=mul_valid,
-        bins=((1, 5), (6, 10), (11, 15), (16, multiplicand_width)), max_length=multiplicand_width,
+        train_range=(1, min(5, multiplicand_width)), bins=_bins_up_to(multiplicand_width, (5, 10, 15, 20)),
+        max_length=multiplicand_width,
         anchors=_sabbaghi_anchors("multiplication_3xN"),
         description=f"a {multiplier}-digit multiplier (unpadded) times a multiplicand left-padded with {PAD} to "
                     f"{multiplicand_width}; the product is read at the last {multiplicand_width + multiplier} positions",
         measure=lambda x: digits_of(x[multiplier + 1:]),
     )
     return [addition, multiplication]
+
+
+def _bins_up_to(width: int, edges: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """The paper's length bins (ending at ``edges``) that fit operands of ``width`` digits, the
+    last one ending at ``width``: ``_bins_up_to(20, (5, 10, 20, 50))`` is (1-5, 6-10, 11-20)."""
+    bins, low = [], 1
+    for edge in edges:
+        high = min(edge, width) if edge < edges[-1] else width
+        if low <= high:
+            bins.append((low, high))
+        low = edge + 1
+    return tuple(bins)
 
 
 def _padded_ok(tokens) -> bool:

@@ -53,7 +53,7 @@ def test_configs_parse_and_refuse_bad_values():
 def test_model_is_causal_and_nope_ignores_positions():
     torch.manual_seed(0)
     for positions in ("ape", "nope"):
-        model = GPT(ModelConfig(2, 2, 16), vocab_size=7, n_positions=32, positions=positions)
+        model = GPT(ModelConfig(2, 2, 16), vocab_size=7, n_positions=32, variant=positions)
         ids = torch.randint(0, 7, (3, 10))
         changed = ids.clone()
         changed[:, 6:] = (changed[:, 6:] + 1) % 7
@@ -66,7 +66,7 @@ def test_model_is_causal_and_nope_ignores_positions():
 
 def test_positional_penalty_matches_its_definition():
     torch.manual_seed(1)
-    model = GPT(ModelConfig(2, 2, 8), vocab_size=5, n_positions=6, positions="ape")
+    model = GPT(ModelConfig(2, 2, 8), vocab_size=5, n_positions=6, variant="ape")
     params = dict(model.named_parameters())
     table = params["wpe.weight"].detach()
     expected = 0.0
@@ -78,7 +78,7 @@ def test_positional_penalty_matches_its_definition():
             m = q @ k.t()
             expected += sum(float(m[a, b]) ** 2 for b in range(6) for a in range(b, 6)) / 6
     assert float(positional_penalty(params, 2).detach()) == pytest.approx(expected, rel=1e-5)
-    nope = GPT(ModelConfig(1, 1, 8), vocab_size=5, n_positions=6, positions="nope")
+    nope = GPT(ModelConfig(1, 1, 8), vocab_size=5, n_positions=6, variant="nope")
     assert float(positional_penalty(dict(nope.named_parameters()), 1)) == 0.0
 
 
@@ -301,7 +301,7 @@ def test_the_outcome_rule_reads_the_papers_labels_from_its_numbers():
 def test_report_tables_plots_and_agreement(tmp_path):
     store = Store(tmp_path / "runs")
     spec = RunSpec("bin_majority", "ape", TINY, QUICK, 0, "tiny")
-    model = GPT(TINY, vocab_size=6, n_positions=154, positions="ape")
+    model = GPT(TINY, vocab_size=6, n_positions=154, variant="ape")
     weights = {n: p.detach() for n, p in model.named_parameters()}
     store.record(spec, (1.0, 0.99, 0.97), 6, 1.0, True, [(6, (1.0, 0.99, 0.97))], weights)
     store.record(dataclasses.replace(spec, seed=1), (1.0, 0.95, 0.93), 6, 1.0, True, [], weights)

@@ -4,9 +4,11 @@ All numerics of a run live in :class:`ModelConfig` and :class:`TrainConfig`; a :
 adds the task, variant and seed, and is the key a run is stored under.
 
 >>> ModelConfig.parse("2l4h256d")
-ModelConfig(n_layer=2, n_head=4, d_model=256)
+ModelConfig(n_layer=2, n_head=4, d_model=256, encoder=False)
 >>> Variant.parse("ape_reg1e-3")
-Variant(name='ape_reg1e-3', positions='ape', reg_coef=0.001)
+Variant(name='ape_reg1e-3', positions='ape', reg_coef=0.001, clip=0)
+>>> Variant.parse("rpe16").clip
+16
 """
 
 from __future__ import annotations
@@ -26,11 +28,14 @@ class ValidationError(CraspError):
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """The shape of a GPT-2-style decoder: layers, heads, width (the paper writes 2l4h256d)."""
+    """The shape of a GPT-2-style model: layers, heads, width (the paper writes 2l4h256d), and
+    whether it is a causal decoder or an encoder (bidirectional attention, label suffix ``-enc``)
+    that predicts every output digit in parallel (Sabbaghi et al.)."""
 
     n_layer: int
     n_head: int
     d_model: int
+    encoder: bool = False
 
     def __post_init__(self) -> None:
         if min(self.n_layer, self.n_head, self.d_model) < 1:
@@ -40,24 +45,44 @@ class ModelConfig:
 
     @property
     def label(self) -> str:
-        return f"{self.n_layer}l{self.n_head}h{self.d_model}d"
+        return f"{self.n_layer}l{self.n_head}h{self.d_model}d" + ("-enc" if self.encoder else "")
 
     @classmethod
     def parse(cls, text: str) -> "ModelConfig":
-        match = re.fullmatch(r"(\d+)l(\d+)h(\d+)d", text.strip())
+        match = re.fullmatch(r"(\d+)l(\d+)h(\d+)d(-enc)?", text.strip())
         if not match:
-            raise ValidationError(f"model {text!r}: expected LAYERSlHEADShWIDTHd, e.g. 2l4h256d")
-        return cls(*map(int, match.groups()))
+            raise ValidationError(f"model {text!r}: expected LAYERSlHEADShWIDTHd, e.g. 2l4h256d (an encoder: "
+                                  f"2l4h256d-enc)")
+        return cls(*map(int, match.groups()[:3]), encoder=bool(match.group(4)))
+
+
+RELATIVE_CLIP = 64
+"""The default clipping distance of relative positions: offsets beyond +-64 share one vector."""
 
 
 @dataclass(frozen=True)
 class Variant:
-    """How positions enter: learned absolute positions ("ape"), none ("nope"), or APE with the
-    paper's positional regularizer R_pos at ``reg_coef`` ("ape_reg" is coefficient 1e-4)."""
+    """How positions enter the model.
+
+    * ``ape``: a learned table of absolute positions, added to the token embeddings;
+    * ``nope``: no positional information beyond the causal mask;
+    * ``ape_reg<coef>``: APE with Huang et al.'s positional regularizer R_pos at ``reg_coef``
+      (``ape_reg`` is coefficient 1e-4);
+    * ``rpe<k>``: relative positions in the style of Shaw et al. (2018): every layer learns one
+      vector per offset j - i, clipped to [-k, k], added to the keys (``rpe`` is k = 64);
+    * ``upe<k>``: Sabbaghi et al.'s uniform positions: each digit of the task's leading operand
+      (the multiplier) has one vector that every query sees, whatever its distance; every other
+      pair uses ``rpe<k>``.
+    """
 
     name: str
     positions: str
     reg_coef: float = 0.0
+    clip: int = 0
+
+    @property
+    def relative(self) -> bool:
+        return self.positions in ("rpe", "upe")
 
     @classmethod
     def parse(cls, text: str) -> "Variant":
@@ -71,7 +96,12 @@ class Variant:
                 coef = -1.0
             if coef > 0:
                 return cls(text if match.group(1) else "ape_reg1e-4", "ape", coef)
-        raise ValidationError(f"variant {text!r}: expected ape, nope, ape_reg or ape_reg<coef> (e.g. ape_reg1e-3)")
+        match = re.fullmatch(r"(rpe|upe)(\d+)?", text)
+        if match and (match.group(2) is None or int(match.group(2)) > 0):
+            clip = int(match.group(2)) if match.group(2) else RELATIVE_CLIP
+            return cls(f"{match.group(1)}{clip}" if match.group(2) else match.group(1), match.group(1), clip=clip)
+        raise ValidationError(f"variant {text!r}: expected ape, nope, ape_reg<coef> (e.g. ape_reg1e-3), rpe<k> or "
+                              f"upe<k> (relative positions clipped at k, e.g. rpe16)")
 
 
 @dataclass(frozen=True)
@@ -120,7 +150,10 @@ class RunSpec:
     """The lengths trained and tested (a preset may rescale the task's published ones)."""
 
     def to_json(self) -> dict:
-        return dataclasses.asdict(self)
+        data = dataclasses.asdict(self)
+        if not self.model.encoder:
+            del data["model"]["encoder"]  # decoder runs keep the keys they had before encoders existed
+        return data
 
     @property
     def key(self) -> str:

@@ -64,16 +64,13 @@ class Encoding:
 
     @classmethod
     def of(cls, task: Task, n_positions: int | None = None) -> "Encoding":
-        if task.format is Format.ALIGNED:
-            raise ValidationError(f"task {task.name!r}: outputs aligned to input positions need an encoder; "
-                                  f"the harness trains causal decoders (seq2seq, next-set and accept tasks)")
         flags = ()
         if task.format is Format.NEXT_SET:
             flags = (*task.symbols, EOS)
         elif task.format is Format.ACCEPT:
             flags = ("accept",)
         size = n_positions or task.n_positions or 2 * _longest_test_sequence(task)
-        return cls(task, (*task.alphabet, PAD), flags, size)
+        return cls(task, tuple(dict.fromkeys((*task.alphabet, PAD))), flags, size)
 
     @property
     def uses_flags(self) -> bool:
@@ -92,6 +89,10 @@ class Encoding:
     def collate(self, examples: Sequence[Example]) -> Batch:
         """Pad examples on the right into one batch (pad positions repeat the last position id)."""
         width = max(len(e.tokens) for e in examples)
+        if self.task.format is Format.ALIGNED and any(len(e.tokens) != width for e in examples):
+            raise ValidationError(f"task {self.task.name!r}: an encoder batch needs examples of one length (its "
+                                  f"format pads every input to a fixed width); got {len(examples[0].tokens)} "
+                                  f"and {width} tokens")
         for e in examples:
             if e.offset + len(e.tokens) > self.n_positions:
                 raise ValidationError(

@@ -1,11 +1,13 @@
 """A GPT-2-style causal decoder, as the paper trains it: learned absolute positions (or none),
 pre-LayerNorm blocks, a GELU MLP of width 4d, embeddings tied with the output layer, no dropout.
+The same blocks make the arithmetic papers' variants: relative and uniform positions, and an
+encoder (bidirectional attention) that predicts every output position in parallel.
 
 Next-set tasks (formal languages) read a separate linear head of one logit per legal-next symbol.
 
 >>> import torch
 >>> from validation.config import ModelConfig
->>> model = GPT(ModelConfig(1, 1, 16), vocab_size=6, n_positions=20, positions="ape")
+>>> model = GPT(ModelConfig(1, 1, 16), vocab_size=6, n_positions=20, variant="ape")
 >>> ids = torch.tensor([[4, 0, 1, 5]])
 >>> model(ids, torch.arange(4)[None]).shape
 torch.Size([1, 4, 6])
@@ -19,32 +21,66 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .config import ModelConfig
+from .config import ModelConfig, ValidationError, Variant
 
 
-class CausalSelfAttention(nn.Module):
-    def __init__(self, config: ModelConfig) -> None:
+def relative_index(length: int, clip: int, uniform: int = 0, device=None) -> torch.Tensor:
+    """The row of the relative-position table that query i uses for key j: the offset j - i
+    clipped to [-clip, clip] (rows 0 .. 2 clip), except that keys 1 .. ``uniform`` (the digits of
+    a leading operand, after ``<bos>``) have one row each (2 clip + 1, ...) for every query.
+
+    >>> relative_index(4, 1).tolist()
+    [[1, 2, 2, 2], [0, 1, 2, 2], [0, 0, 1, 2], [0, 0, 0, 1]]
+    >>> relative_index(4, 1, uniform=2)[:, 1:3].tolist()
+    [[3, 4], [3, 4], [3, 4], [3, 4]]
+    """
+    at = torch.arange(length, device=device)
+    index = (at[None, :] - at[:, None]).clamp(-clip, clip) + clip
+    span = min(uniform, max(0, length - 1))
+    if span:
+        index[:, 1:1 + span] = 2 * clip + 1 + torch.arange(span, device=device)
+    return index
+
+
+class SelfAttention(nn.Module):
+    """Multi-head self-attention: causal in a decoder, bidirectional in an encoder. With relative
+    positions, query i scores key j as q_i . (k_j + r_ij) / sqrt(d_head), r_ij the learned row
+    :func:`relative_index` picks (Shaw et al.'s keys term; one table per layer, shared by heads)."""
+
+    def __init__(self, config: ModelConfig, *, clip: int = 0, uniform: int = 0) -> None:
         super().__init__()
-        self.n_head = config.n_head
+        self.n_head, self.causal = config.n_head, not config.encoder
+        self.clip, self.uniform = clip, uniform
         self.c_attn = nn.Linear(config.d_model, 3 * config.d_model)
         self.c_proj = nn.Linear(config.d_model, config.d_model)
+        head = config.d_model // config.n_head
+        self.relative = nn.Embedding(2 * clip + 1 + uniform, head) if clip else None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         batch, length, width = x.shape
         q, k, v = self.c_attn(x).split(width, dim=2)
         heads = lambda t: t.view(batch, length, self.n_head, width // self.n_head).transpose(1, 2)
         q, k, v = heads(q), heads(k), heads(v)
-        # Softmax(q k^T / sqrt(d_head)) v over positions up to the query's, as one fused kernel.
-        mixed = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        mixed = mixed.transpose(1, 2).reshape(batch, length, width)
-        return self.c_proj(mixed)
+        if self.relative is None:
+            # Softmax(q k^T / sqrt(d_head)) v, as one fused kernel.
+            mixed = F.scaled_dot_product_attention(q, k, v, is_causal=self.causal)
+        else:
+            index = relative_index(length, self.clip, self.uniform, device=x.device)
+            by_row = q @ self.relative.weight.t()  # (batch, heads, length, rows)
+            relative = by_row.gather(-1, index.expand(batch, self.n_head, length, length))
+            scores = (q @ k.transpose(-2, -1) + relative) / math.sqrt(q.shape[-1])
+            if self.causal:
+                future = torch.ones(length, length, dtype=torch.bool, device=x.device).triu(1)
+                scores = scores.masked_fill(future, float("-inf"))
+            mixed = scores.softmax(dim=-1) @ v
+        return self.c_proj(mixed.transpose(1, 2).reshape(batch, length, width))
 
 
 class Block(nn.Module):
-    def __init__(self, config: ModelConfig) -> None:
+    def __init__(self, config: ModelConfig, *, clip: int = 0, uniform: int = 0) -> None:
         super().__init__()
         self.ln_1 = nn.LayerNorm(config.d_model)
-        self.attn = CausalSelfAttention(config)
+        self.attn = SelfAttention(config, clip=clip, uniform=uniform)
         self.ln_2 = nn.LayerNorm(config.d_model)
         self.mlp = nn.Sequential(
             nn.Linear(config.d_model, 4 * config.d_model),
@@ -58,19 +94,26 @@ class Block(nn.Module):
 
 
 class GPT(nn.Module):
-    """The decoder. ``positions`` is "ape" (a learned table of ``n_positions`` rows) or "nope".
+    """The model. ``variant`` says how positions enter: a learned table of ``n_positions``
+    absolute positions (ape), none (nope), or relative ones in every layer (rpe, upe, which
+    ``uniform`` leading operand digits need); see :class:`validation.config.Variant`.
 
     ``n_flags`` > 0 adds a head of that many independent logits (next-set tasks); the forward
-    pass then returns those instead of next-token logits.
+    pass then returns those instead of token logits (next tokens in a decoder, the output at each
+    position in an encoder).
     """
 
-    def __init__(self, config: ModelConfig, *, vocab_size: int, n_positions: int, positions: str,
-                 n_flags: int = 0) -> None:
+    def __init__(self, config: ModelConfig, *, vocab_size: int, n_positions: int, variant: Variant | str,
+                 n_flags: int = 0, uniform: int = 0) -> None:
         super().__init__()
+        variant = Variant.parse(variant) if isinstance(variant, str) else variant
+        if variant.positions == "upe" and uniform < 1:
+            raise ValidationError(f"variant {variant.name}: uniform positions need a leading operand of fixed width")
         self.config = config
         self.wte = nn.Embedding(vocab_size, config.d_model)
-        self.wpe = nn.Embedding(n_positions, config.d_model) if positions == "ape" else None
-        self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
+        self.wpe = nn.Embedding(n_positions, config.d_model) if variant.positions == "ape" else None
+        clip, uniform = (variant.clip, uniform if variant.positions == "upe" else 0) if variant.relative else (0, 0)
+        self.blocks = nn.ModuleList(Block(config, clip=clip, uniform=uniform) for _ in range(config.n_layer))
         self.ln_f = nn.LayerNorm(config.d_model)
         self.flags = nn.Linear(config.d_model, n_flags) if n_flags else None
         self.apply(self._init_weights)
@@ -105,7 +148,7 @@ def positional_penalty(params: dict[str, torch.Tensor], n_head: int) -> torch.Te
 
     >>> import torch
     >>> from validation.config import ModelConfig
-    >>> model = GPT(ModelConfig(1, 2, 8), vocab_size=4, n_positions=5, positions="ape")
+    >>> model = GPT(ModelConfig(1, 2, 8), vocab_size=4, n_positions=5, variant="ape")
     >>> bool(positional_penalty(dict(model.named_parameters()), 2) > 0)
     True
     """

@@ -22,10 +22,9 @@ from typing import Iterable, Sequence
 
 from tasks import registry
 
-from .protocol import PRESETS
+from .protocol import LEARNED, PRESETS
 from .store import Problem, Store, StoredRun
 
-LEARNED = 0.9
 KEPT = 0.8
 COLLAPSED = 0.7
 

@@ -23,11 +23,12 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch.func import functional_call, stack_module_state, vmap
 
-from tasks.registry import Task
+from tasks.registry import Format, Task
 
 from .config import ModelConfig, TrainConfig, ValidationError, Variant
 from .data import IGNORE, Batch, Encoding, TrainingStream, held_out_sets
@@ -83,6 +84,39 @@ def learning_rate(config: TrainConfig, step: int, total: int) -> float:
     return config.lr * max(0.0, (total - step) / max(1, total - config.warmup))
 
 
+def _check_architecture(task: Task, variant: Variant, model: ModelConfig) -> None:
+    """Outputs aligned to input positions need an encoder, and only they may use one: an encoder
+    sees the whole sequence, so under teacher forcing it would read the answer it must predict."""
+    aligned = task.format is Format.ALIGNED
+    if aligned and not model.encoder:
+        raise ValidationError(f"task {task.name!r}: its outputs are aligned to input positions and predicted in "
+                              f"parallel, which needs an encoder (a model label ending -enc, e.g. "
+                              f"{model.label}-enc)")
+    if model.encoder and not aligned:
+        raise ValidationError(f"model {model.label}: an encoder sees every position, so on {task.format.value} "
+                              f"task {task.name!r} it would read the tokens it must predict; use a decoder")
+
+
+def leading_operand_width(task: Task) -> int:
+    """The number of input tokens before the first operator (``+``, ``*``), the same in every
+    example: the digits that uniform positions give one vector each (Sabbaghi et al.'s multiplier).
+
+    >>> from tasks import registry
+    >>> leading_operand_width(registry.get("sabbaghi_multiplication"))
+    3
+    """
+    rng = np.random.default_rng(0)
+    widths = set()
+    for low, high in (task.train_range, *task.bins):
+        for example in task.sample_bin(low, high, 5, rng):
+            tokens = example.tokens[len(task.prefix):]
+            widths.add(next((k for k, t in enumerate(tokens) if t in ("+", "*")), None))
+    if len(widths) != 1 or None in widths or 0 in widths:
+        raise ValidationError(f"task {task.name!r}: uniform positions need a leading operand of one fixed width "
+                              f"before '+' or '*' (found widths {sorted(widths, key=str)})")
+    return widths.pop()
+
+
 def _decays(name: str) -> bool:
     """AdamW weight decay applies to weights and embeddings, not to biases or LayerNorm gains."""
     return not (name.endswith("bias") or ".ln_" in f".{name}")
@@ -99,6 +133,7 @@ class SeedGroup:
         self.task, self.variant, self.model_config, self.config = task, variant, model, config
         self.device = resolve_device(device)
         self.encoding = Encoding.of(task)
+        _check_architecture(task, variant, model)
         self.seeds = list(seeds)
         self.streams = [TrainingStream(task, s, config.train_size if config.epochs else None) for s in self.seeds]
         self.total_steps = self._total_steps()
@@ -108,10 +143,8 @@ class SeedGroup:
         models = []
         for seed in self.seeds:
             torch.manual_seed(seed)
-            models.append(GPT(model, vocab_size=len(self.encoding.vocabulary), n_positions=self.encoding.n_positions,
-                              positions=variant.positions, n_flags=len(self.encoding.flags)))
-        self.base = GPT(model, vocab_size=len(self.encoding.vocabulary), n_positions=self.encoding.n_positions,
-                        positions=variant.positions, n_flags=len(self.encoding.flags)).to("meta")
+            models.append(self._model())
+        self.base = self._model().to("meta")
         params, _ = stack_module_state(models)
         self.params = {name: p.detach().to(self.device).requires_grad_() for name, p in params.items()}
         self.optimizer = self._optimizer()
@@ -120,6 +153,11 @@ class SeedGroup:
         self.elapsed = 0.0
 
     # ------------------------------------------------------------ set-up
+
+    def _model(self) -> GPT:
+        uniform = leading_operand_width(self.task) if self.variant.positions == "upe" else 0
+        return GPT(self.model_config, vocab_size=len(self.encoding.vocabulary), n_positions=self.encoding.n_positions,
+                   variant=self.variant, n_flags=len(self.encoding.flags), uniform=uniform)
 
     def _total_steps(self) -> int:
         if self.config.epochs:

@@ -7,6 +7,7 @@ import torch
 
 from tasks import registry
 from tasks.arithmetic import sabbaghi_tasks
+from validation import protocol
 from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
 from validation.data import Encoding
 from validation.model import GPT, relative_index
@@ -125,3 +126,18 @@ def test_relative_encoder_learns_small_aligned_addition():
                       TrainConfig(lr=3e-3, steps=1200, warmup=50, eval_every=300, test_size=200), [0])
     (result,) = group.run()
     assert result.accuracy[0] >= 0.9
+
+
+def test_sabbaghi_plans_train_encoders_and_refuse_other_variants():
+    addition = registry.get("sabbaghi_addition")
+    cpu = protocol.PRESETS["cpu"].plan(addition, Variant.parse("rpe"))
+    assert cpu.model.encoder and cpu.task.bins == ((1, 5), (6, 10), (11, 20)) and cpu.task.train_range == (1, 5)
+    paper = protocol.PRESETS["paper"].plan(addition, Variant.parse("ape"))
+    assert paper.model == ModelConfig(6, 8, 768, encoder=True) and paper.task.bins[-1] == (21, 50)
+    assert paper.train.lr == 1e-4 and paper.train.train_size == 100_000
+    multiplication = protocol.PRESETS["paper"].plan(registry.get("sabbaghi_multiplication"), Variant.parse("upe"))
+    assert multiplication.model.n_layer == 9 and multiplication.train.train_size == 500_000
+    with pytest.raises(ValidationError, match="compare ape, rpe and upe"):
+        protocol.PRESETS["cpu"].plan(addition, Variant.parse("nope"))
+    with pytest.raises(ValidationError, match="Xu et al. and Duan et al."):
+        protocol.PRESETS["paper"].plan(registry.get("xu_addition"), Variant.parse("ape"))

@@ -84,7 +84,7 @@ def learning_rate(config: TrainConfig, step: int, total: int) -> float:
     return config.lr * max(0.0, (total - step) / max(1, total - config.warmup))
 
 
-def _check_architecture(task: Task, variant: Variant, model: ModelConfig) -> None:
+def _check_architecture(task: Task, model: ModelConfig) -> None:
     """Outputs aligned to input positions need an encoder, and only they may use one: an encoder
     sees the whole sequence, so under teacher forcing it would read the answer it must predict."""
     aligned = task.format is Format.ALIGNED
@@ -133,7 +133,7 @@ class SeedGroup:
         self.task, self.variant, self.model_config, self.config = task, variant, model, config
         self.device = resolve_device(device)
         self.encoding = Encoding.of(task)
-        _check_architecture(task, variant, model)
+        _check_architecture(task, model)
         self.seeds = list(seeds)
         self.streams = [TrainingStream(task, s, config.train_size if config.epochs else None) for s in self.seeds]
         self.total_steps = self._total_steps()

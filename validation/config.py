@@ -80,10 +80,6 @@ class Variant:
     reg_coef: float = 0.0
     clip: int = 0
 
-    @property
-    def relative(self) -> bool:
-        return self.positions in ("rpe", "upe")
-
     @classmethod
     def parse(cls, text: str) -> "Variant":
         if text in ("ape", "nope"):

@@ -112,8 +112,8 @@ class GPT(nn.Module):
         self.config = config
         self.wte = nn.Embedding(vocab_size, config.d_model)
         self.wpe = nn.Embedding(n_positions, config.d_model) if variant.positions == "ape" else None
-        clip, uniform = (variant.clip, uniform if variant.positions == "upe" else 0) if variant.relative else (0, 0)
-        self.blocks = nn.ModuleList(Block(config, clip=clip, uniform=uniform) for _ in range(config.n_layer))
+        uniform = uniform if variant.positions == "upe" else 0  # clip is 0 unless positions are relative
+        self.blocks = nn.ModuleList(Block(config, clip=variant.clip, uniform=uniform) for _ in range(config.n_layer))
         self.ln_f = nn.LayerNorm(config.d_model)
         self.flags = nn.Linear(config.d_model, n_flags) if n_flags else None
         self.apply(self._init_weights)

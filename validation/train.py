@@ -140,6 +140,7 @@ class SeedGroup:
         self.tests = [self.encoding.collate(examples).to(self.device)
                       for examples in held_out_sets(task, config.test_size, test_seed)]
         self.progress = progress
+        self.uniform = leading_operand_width(task) if variant.positions == "upe" else 0
         models = []
         for seed in self.seeds:
             torch.manual_seed(seed)
@@ -155,9 +156,8 @@ class SeedGroup:
     # ------------------------------------------------------------ set-up
 
     def _model(self) -> GPT:
-        uniform = leading_operand_width(self.task) if self.variant.positions == "upe" else 0
         return GPT(self.model_config, vocab_size=len(self.encoding.vocabulary), n_positions=self.encoding.n_positions,
-                   variant=self.variant, n_flags=len(self.encoding.flags), uniform=uniform)
+                   variant=self.variant, n_flags=len(self.encoding.flags), uniform=self.uniform)
 
     def _total_steps(self) -> int:
         if self.config.epochs:

@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -139,5 +140,22 @@ def test_sabbaghi_plans_train_encoders_and_refuse_other_variants():
     assert multiplication.model.n_layer == 9 and multiplication.train.train_size == 500_000
     with pytest.raises(ValidationError, match="compare ape, rpe and upe"):
         protocol.PRESETS["cpu"].plan(addition, Variant.parse("nope"))
-    with pytest.raises(ValidationError, match="Xu et al. and Duan et al."):
-        protocol.PRESETS["paper"].plan(registry.get("xu_addition"), Variant.parse("ape"))
+    with pytest.raises(ValidationError, match="Duan et al.'s protocol"):
+        protocol.PRESETS["paper"].plan(registry.get("duan_successor"), Variant.parse("ape"))
+
+
+def test_xu_plans_train_decoders_on_d_n():
+    addition = registry.get("xu_addition")
+    cpu = protocol.PRESETS["cpu"].plan(addition, Variant.parse("rpe"))
+    digits = protocol.XU_CPU_DIGITS
+    assert not cpu.model.encoder and cpu.task.train_range == (digits, digits)
+    assert cpu.task.bins == ((1, digits), (digits + 1, 9), (10, 20))
+    assert all(cpu.task.measure(cpu.task.sample_train(np.random.default_rng(k)).tokens[1:43]) == digits
+               for k in range(20))
+    paper = protocol.PRESETS["paper"].plan(registry.get("xu_multiplication"), Variant.parse("ape"))
+    assert paper.model == ModelConfig(6, 6, 384) and paper.train.train_size == 500_000
+    assert paper.task.train_range == (3, 3) and paper.task.bins[-1] == (7, 10)
+    with pytest.raises(ValidationError, match="compare ape and rpe"):
+        protocol.PRESETS["cpu"].plan(addition, Variant.parse("upe"))
+    with pytest.raises(ValidationError, match="1 to 8 digits"):
+        protocol.trained_on(addition, 9)

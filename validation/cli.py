@@ -96,6 +96,34 @@ def cmd_report(args, out, err) -> int:
     return 0
 
 
+def cmd_arithmetic(args, out, err) -> int:
+    from .arithmetic import run
+    from .store import Store
+
+    bars: list[_Bar] = []
+
+    def progress(label: str) -> _Bar:
+        bars.append(_Bar(label, err))
+        return bars[-1]
+
+    store = Store(args.store)
+    try:
+        outcome = run(args.experiment, preset=args.preset, store=store, out=args.out, device=args.device,
+                      seeds=args.seeds, progress=progress)
+    finally:
+        for bar in bars:
+            bar.close()
+    for result in outcome.results:
+        for stored in result.runs:
+            mark = "counted" if stored in result.counted else "not counted"
+            print(f"{result.task} {result.variant} {stored.spec.model.label} seed {stored.spec.seed}: "
+                  f"{' '.join(f'{a:.3f}' for a in stored.accuracy)} ({mark})", file=out)
+    for problem in store.problems:
+        print(f"crasp: warning: damaged run {problem.key}: {problem.what} (trained again where needed)", file=err)
+    print(f"report: {outcome.report}", file=out)
+    return 0
+
+
 def add_commands(commands) -> None:
     validate_p = commands.add_parser(
         "validate", help="train transformers on a task and store accuracy per length bin",
@@ -115,6 +143,20 @@ def add_commands(commands) -> None:
                             help="search the paper's grid of configurations first (seed 0 each)")
     validate_p.add_argument("--report", metavar="DIR", help="also write the report for these tasks to DIR")
     validate_p.set_defaults(handler=cmd_validate)
+
+    arithmetic_p = commands.add_parser(
+        "arithmetic", help="reproduce an arithmetic paper's central claim (xu, sabbaghi)",
+        description="Train the runs an arithmetic paper's central claim rests on (xu: Xu et al., downward versus "
+        "upward generalization, truncated operands, moduli, relative positions; sabbaghi: Sabbaghi et al., "
+        "relative versus absolute positions on pad-aligned addition, carry cascades), probe the trained models "
+        "and write a report with the toolkit's predictions beside observed and published numbers.")
+    arithmetic_p.add_argument("experiment", metavar="EXPERIMENT", help="xu or sabbaghi")
+    arithmetic_p.add_argument("--preset", default="cpu", help="cpu (default) or paper")
+    arithmetic_p.add_argument("--seeds", type=int, help="seeds that must count (default: the preset's)")
+    arithmetic_p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default cpu)")
+    arithmetic_p.add_argument("--store", default=DEFAULT_STORE, help=f"run store folder (default {DEFAULT_STORE})")
+    arithmetic_p.add_argument("--out", default="arithmetic-report", help="folder for the report and plots")
+    arithmetic_p.set_defaults(handler=cmd_arithmetic)
 
     report_p = commands.add_parser(
         "report", help="prediction vs observed vs published accuracy, with plots",

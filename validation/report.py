@@ -93,9 +93,15 @@ def _published(task, variant: str) -> tuple[float, ...] | None:
     return None
 
 
+OUTSIDE_THEORY = ("rpe", "upe")
+"""Variants whose positions the theory (absolute or none) does not describe: no prediction."""
+
+
 def _prediction(task, variant: str, cache: dict) -> tuple[str, str]:
     from tasks.predict import predict
 
+    if variant.startswith(OUTSIDE_THEORY):
+        return "undetermined", "relative and uniform positions are outside the theory (APE and NoPE)"
     if task.name not in cache:
         cache[task.name] = predict(task, quick=True)
     verdict = cache[task.name].verdict("nope" if variant == "nope" else "ape")

@@ -1,0 +1,112 @@
+"""The arithmetic experiments: probes of trained models, the carry-cascade measure, the report."""
+
+import io
+import re
+
+import numpy as np
+import pytest
+
+from crasp.cli import main
+from tasks import registry
+from tasks.arithmetic import operands_x, truncate_operands
+from validation import arithmetic, protocol
+from validation.data import held_out_sets
+from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
+from validation.probe import Trained, answered_as, by_length
+from validation.store import Store
+from validation.train import SeedGroup
+
+def _reference_cascade(a: int, b: int) -> int:
+    """The digit sums of a + b as letters, least significant first (G: >= 10, P: 9, N: other); a
+    cascade is a G followed by P's (a carry generated, then passed on)."""
+    width = max(len(str(a)), len(str(b)))
+    letters = "".join("G" if s >= 10 else "P" if s == 9 else "N"
+                      for s in (int(x) + int(y) for x, y in zip(str(a).zfill(width)[::-1], str(b).zfill(width)[::-1])))
+    return max((len(m) for m in re.findall(r"GP*", letters)), default=0)
+
+
+def test_longest_cascade_matches_its_definition():
+    rng = np.random.default_rng(0)
+    for _ in range(3000):
+        digits = int(rng.integers(1, 12))
+        # digits drawn to make sums of 9 common, so long cascades occur
+        a = int("".join(str(int(d)) for d in rng.integers(0, 10, size=digits)))
+        b = int("".join(str(9 - int(c)) if rng.random() < 0.6 else str(int(rng.integers(0, 10)))
+                        for c in str(a).zfill(digits)))
+        assert arithmetic.longest_cascade(a, b) == _reference_cascade(a, b), (a, b)
+    assert arithmetic.longest_cascade(0, 0) == 0
+
+
+def test_answered_as_targets_the_other_inputs_answer():
+    task = registry.get("xu_mod101_addition")
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        x = task.sample_input(int(rng.integers(5, 21)), rng)
+        short = truncate_operands(x, 3)
+        example = answered_as(task, x, short)
+        assert example.tokens[:43] == task.example(x).tokens[:43]  # the real input, then the other answer
+        assert example.targets == task.example(short).targets
+        assert example.tokens[43:] == task.example(short).tokens[43:]
+    with pytest.raises(ValidationError, match="seq2seq"):
+        answered_as(registry.get("sabbaghi_addition"), (), ())
+
+
+def test_trained_exact_match_agrees_with_training_evaluation():
+    """Two code paths for the same measure: the probe's single model and the vmapped seed group."""
+    task = protocol.trained_on(registry.get("xu_addition"), 2)
+    group = SeedGroup(task, Variant.parse("rpe"), ModelConfig(1, 2, 16), TrainConfig(steps=30, lr=3e-3, test_size=64,
+                      eval_every=30), [0])
+    for _ in range(30):
+        group.train_step()
+    weights = {n: p[0].detach() for n, p in group.params.items()}
+    trained = Trained.from_weights(task, Variant.parse("rpe"), ModelConfig(1, 2, 16), weights)
+    for batch, examples in zip(group.tests, held_out_sets(task, 64)):
+        assert np.array_equal(trained.exact(examples), group._exact(batch)[0].numpy())
+    with pytest.raises(ValidationError, match="do not fit"):
+        Trained.from_weights(task, Variant.parse("ape"), ModelConfig(1, 2, 16), weights)
+
+
+def test_by_length_draws_exact_lengths_reproducibly():
+    task = registry.get("xu_addition")
+    sets = by_length(task, (1, 7, 20), 10)
+    assert {n: {e.length for e in examples} for n, examples in sets.items()} == {1: {1}, 7: {7}, 20: {20}}
+    assert by_length(task, (7,), 10)[7] == sets[7]
+
+
+def test_an_experiment_trains_probes_and_reports(tmp_path, monkeypatch):
+    tiny = protocol.Preset("tiny", "tests", lambda task, variant: protocol.Plan(
+        protocol.trained_on(task, 2), ModelConfig(1, 2, 16), TrainConfig(steps=4, eval_every=4, test_size=8)),
+        seeds=1, count_threshold=0.0)
+    monkeypatch.setitem(protocol.PRESETS, "tiny", tiny)
+    small = arithmetic.Experiment("xu", arithmetic.arithmetic.XU, "a claim",
+                                  (arithmetic.Run("xu_mod100_addition", "ape", arithmetic.GENERALIZES),
+                                   arithmetic.Run("xu_addition", "rpe", arithmetic.GENERALIZES)))
+    monkeypatch.setitem(arithmetic.EXPERIMENTS, "xu", small)
+    outcome = arithmetic.run("xu", preset="tiny", store=Store(tmp_path / "runs"), out=tmp_path / "out", probe_count=5)
+    assert [c.lengths for c in outcome.curves] == [tuple(range(1, 21))] * 2
+    assert all(c.truncated is not None and c.trained_digits == 2 for c in outcome.curves)
+    text = outcome.report.read_text()
+    assert "| xu_mod100_addition | ape | 1l2h16d | 1/1 | generalizes |" in text
+    assert "| xu_addition | rpe | 1l2h16d | 1/1 | undetermined |" in text
+    assert "runs agree with the paper's claim" in text and "| 20 |" in text
+    assert (tmp_path / "out" / "xu-digits.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_sabbaghi_cascade_probe_groups_inputs_by_cascade(tmp_path, monkeypatch):
+    from tasks.arithmetic import sabbaghi_tasks
+
+    small = dict(zip(("sabbaghi_addition", "sabbaghi_multiplication"), sabbaghi_tasks(width=8, multiplicand_width=6)))
+    tiny = protocol.Preset("tiny", "tests", lambda t, variant: protocol.Plan(
+        small[t.name], ModelConfig(1, 2, 16, encoder=True), TrainConfig(steps=2, eval_every=2, test_size=8)),
+        seeds=1, count_threshold=0.0)
+    monkeypatch.setitem(protocol.PRESETS, "tiny", tiny)
+    outcome = arithmetic.run("sabbaghi", preset="tiny", store=Store(tmp_path), out=tmp_path / "out", probe_count=10)
+    (found,) = [c for c in outcome.cascades if c.variant == "rpe"]
+    assert sum(found.count) == 40 and list(found.lengths) == sorted(found.lengths)
+    assert (tmp_path / "out" / "sabbaghi-cascades.png").is_file()
+
+
+def test_crasp_arithmetic_refuses_unknown_experiments():
+    err = io.StringIO()
+    assert main(["arithmetic", "duan"], io.StringIO(), err) == 1
+    assert "experiment 'duan': expected one of xu, sabbaghi" in err.getvalue()

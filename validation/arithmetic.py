@@ -1,0 +1,241 @@
+"""The arithmetic papers' central claims, one experiment per paper (``crasp arithmetic xu|sabbaghi``).
+
+An :class:`Experiment` lists the (task, variant) pairs the claim rests on. Running it trains them
+under a preset with :func:`validation.sweep.validate` (stored, resumable), then probes every
+counted model: accuracy at each number of digits, and the analysis the paper's claim needs (Xu et
+al.: whether beyond the training width the model writes the answer on *truncated* operands;
+Sabbaghi et al.: accuracy by the length of the longest carry cascade). The report puts the
+toolkit's prediction beside the observed and published numbers.
+
+>>> sorted(EXPERIMENTS)
+['sabbaghi', 'xu']
+>>> [(run.variant, run.claimed) for run in EXPERIMENTS["xu"].runs("cpu") if run.task == "xu_addition"]
+[('ape', 'does not generalize'), ('rpe', 'generalizes')]
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from tasks import arithmetic
+from tasks.registry import Task
+
+from .config import ValidationError, Variant
+from .probe import Trained, answered_as, by_length
+from .protocol import preset as preset_named
+from .store import Store
+from .sweep import Progress, Validation, validate
+
+GENERALIZES, FAILS = "generalizes", "does not generalize"
+
+
+@dataclass(frozen=True)
+class Run:
+    """One (task, variant) of an experiment and what the paper claims it does beyond the
+    training range."""
+
+    task: str
+    variant: str
+    claimed: str
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One paper's central claim and the runs that test it (``cpu_runs``: the subset the cpu
+    preset trains; None: all of them)."""
+
+    name: str
+    reference: str
+    claim: str
+    all_runs: tuple[Run, ...]
+    cpu_runs: tuple[Run, ...] | None = None
+
+    def runs(self, preset: str) -> tuple[Run, ...]:
+        return self.cpu_runs if preset == "cpu" and self.cpu_runs is not None else self.all_runs
+
+
+def _modular(kind: str, moduli=arithmetic.MODULI) -> tuple[Run, ...]:
+    """Xu et al.: modulo p generalizes upward exactly when p divides a power of 10."""
+    return tuple(Run(f"xu_mod{p}_{kind}", "ape", GENERALIZES if any(10 ** k % p == 0 for k in range(1, 9)) else FAILS)
+                 for p in moduli)
+
+
+EXPERIMENTS: dict[str, Experiment] = {
+    "xu": Experiment(
+        "xu", arithmetic.XU,
+        "With absolute positions, a model trained on n-digit operands is right at n digits or fewer and wrong "
+        "above, where it writes the answer on the operands truncated to n digits; modulo p, the task "
+        "generalizes in both directions when p divides a power of 10 (50, 100, 200) and not upward otherwise; "
+        "relative positions generalize upward for addition but not for multiplication.",
+        all_runs=(Run("xu_addition", "ape", FAILS), Run("xu_multiplication", "ape", FAILS), *_modular("addition"),
+                  *_modular("multiplication"), Run("xu_addition", "rpe", GENERALIZES),
+                  Run("xu_multiplication", "rpe", FAILS)),
+        cpu_runs=(Run("xu_addition", "ape", FAILS), *_modular("addition", (50, 51, 100, 101)),
+                  Run("xu_addition", "rpe", GENERALIZES)),
+    ),
+    "sabbaghi": Experiment(
+        "sabbaghi", arithmetic.SABBAGHI,
+        "An encoder trained on operands of at most 5 digits adds numbers of 20 (paper: 50) digits with relative "
+        "positions, and not with absolute ones; accuracy falls with the length of the longest carry cascade.",
+        all_runs=(Run("sabbaghi_addition", "ape", FAILS), Run("sabbaghi_addition", "rpe", GENERALIZES),
+                  Run("sabbaghi_multiplication", "rpe", FAILS), Run("sabbaghi_multiplication", "upe", GENERALIZES)),
+        cpu_runs=(Run("sabbaghi_addition", "ape", FAILS), Run("sabbaghi_addition", "rpe", GENERALIZES)),
+    ),
+}
+
+
+def experiment(name: str) -> Experiment:
+    try:
+        return EXPERIMENTS[name]
+    except KeyError:
+        raise ValidationError(f"experiment {name!r}: expected one of {', '.join(EXPERIMENTS)}") from None
+
+
+# ---------------------------------------------------------------- probes
+
+
+@dataclass(frozen=True)
+class Curve:
+    """Accuracy of one (task, variant) at each number of digits, mean over its counted seeds; for
+    Xu et al.'s tasks also the share of inputs answered as if their operands were truncated to
+    the trained digits (None elsewhere)."""
+
+    task: str
+    variant: str
+    model: str
+    seeds: int
+    trained_digits: int
+    lengths: tuple[int, ...]
+    accuracy: tuple[float, ...]
+    truncated: tuple[float, ...] | None
+
+
+@dataclass(frozen=True)
+class Cascades:
+    """Accuracy of one (task, variant) by the length of the longest carry cascade of the input,
+    over test inputs longer than the training range (Sabbaghi et al.'s analysis)."""
+
+    task: str
+    variant: str
+    lengths: tuple[int, ...]
+    accuracy: tuple[float, ...]
+    count: tuple[int, ...]
+
+
+def _models(result: Validation, store: Store, device: str) -> list[Trained]:
+    variant = Variant.parse(result.variant)
+    return [Trained.from_weights(result.plan.task, variant, run.spec.model, store.weights(run), device)
+            for run in result.counted]
+
+
+def _mean_exact(models: list[Trained], examples) -> float:
+    return float(statistics.fmean(float(m.exact(examples).mean()) for m in models))
+
+
+def curve(result: Validation, store: Store, *, count: int, device: str = "cpu") -> Curve | None:
+    """The per-length probe of the counted models of ``result`` (None when no seed counted)."""
+    models = _models(result, store, device)
+    if not models:
+        return None
+    task = result.plan.task
+    lengths = tuple(range(max(1, task.min_length), task.max_length + 1))
+    digits = task.train_range[1]
+    plain = by_length(task, lengths, count)
+    accuracy = tuple(_mean_exact(models, plain[n]) for n in lengths)
+    truncated = None
+    if task.reference == arithmetic.XU:
+        retarget = lambda e: answered_as(task, _input_of(task, e), arithmetic.truncate_operands(_input_of(task, e), digits))
+        shifted = by_length(task, lengths, count, transform=retarget)
+        truncated = tuple(_mean_exact(models, shifted[n]) for n in lengths)
+    return Curve(task.name, result.variant, result.plan.model.label, len(models), digits, lengths, accuracy, truncated)
+
+
+def _input_of(task: Task, example) -> tuple[str, ...]:
+    """The input x of a framed seq2seq example (the tokens between the prefix and the answer)."""
+    return tuple(example.tokens[len(task.prefix):example.checked[0] + 1 - (1 if task.separator else 0)])
+
+
+def longest_cascade(a: int, b: int) -> int:
+    """The longest run of consecutive digit positions of a + b that a carry passes through: a
+    position that generates a carry (digit sum >= 10), followed by those that propagate it
+    (digit sum 9). 0 when no position carries.
+
+    >>> longest_cascade(5, 5), longest_cascade(95, 5), longest_cascade(9995, 5), longest_cascade(12, 34)
+    (1, 2, 4, 0)
+    """
+    longest = run = 0
+    while a or b:
+        total = a % 10 + b % 10
+        run = 1 if total >= 10 else (run + 1 if total == 9 and run else 0)
+        longest = max(longest, run)
+        a, b = a // 10, b // 10
+    return longest
+
+
+def cascades(result: Validation, store: Store, *, count: int, device: str = "cpu") -> Cascades | None:
+    """Accuracy by longest carry cascade on Sabbaghi et al.'s addition beyond the training range."""
+    task = result.plan.task
+    if task.name != "sabbaghi_addition":
+        return None
+    models = _models(result, store, device)
+    if not models:
+        return None
+    width = task.max_length
+    rng = np.random.default_rng([0, 13])
+    examples = task.sample_bin(task.train_range[1] + 1, width, count, rng)
+    groups: dict[int, list] = {}
+    for example in examples:
+        a, b = (_number(part) for part in (example.tokens[1:1 + width], example.tokens[2 + width:]))
+        groups.setdefault(longest_cascade(a, b), []).append(example)
+    lengths = tuple(sorted(groups))
+    right = [np.mean([m.exact(groups[c]) for m in models], axis=0) for c in lengths]
+    return Cascades(task.name, result.variant, lengths, tuple(float(r.mean()) for r in right),
+                    tuple(len(groups[c]) for c in lengths))
+
+
+def _number(tokens) -> int:
+    return int("".join(t for t in tokens if t in arithmetic.DIGITS) or "0")
+
+
+# ---------------------------------------------------------------- running and reporting
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an experiment produced: the validations, the probes, and the report's path."""
+
+    experiment: Experiment
+    preset: str
+    results: tuple[Validation, ...]
+    curves: tuple[Curve, ...]
+    cascades: tuple[Cascades, ...]
+    report: Path | None
+
+
+def run(name: str, *, preset: str = "cpu", store: Store, out: str | Path | None = None, device: str = "cpu",
+        probe_count: int | None = None, seeds: int | None = None,
+        progress: Callable[[str], Progress | None] = lambda label: None) -> Outcome:
+    """Train (or find in ``store``) every run of the experiment under ``preset``, probe the counted
+    models, and write the report to ``out`` (when given).
+
+    ``progress(label)`` may return a per-run progress callback.
+    """
+    chosen, rules = experiment(name), preset_named(preset)
+    count = probe_count or (100 if preset == "cpu" else 500)
+    results = []
+    for item in chosen.runs(preset):
+        results.append(validate(item.task, rules, item.variant, store=store, seeds=seeds, device=device,
+                                progress=progress(f"{item.task} {item.variant}")))
+    curves = tuple(c for c in (curve(r, store, count=count, device=device) for r in results) if c)
+    carries = tuple(c for c in (cascades(r, store, count=4 * count, device=device) for r in results) if c)
+    report = None
+    if out is not None:
+        from .arithmetic_report import write
+
+        report = write(chosen, preset, results, curves, carries, store, out)
+    return Outcome(chosen, preset, tuple(results), curves, carries, report)

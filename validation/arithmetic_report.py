@@ -1,0 +1,182 @@
+"""The report of an arithmetic experiment: the paper's claim per run, the toolkit's prediction,
+observed and published accuracy per bin, and the probes (accuracy per number of digits, answers on
+truncated operands, carry cascades) as tables and plots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from tasks import registry
+
+from .arithmetic import Cascades, Curve, Experiment
+from .report import Outcome, Row, _cells, bin_labels, rows
+from .store import Store
+from .sweep import Validation
+
+CLAIMED = {"generalizes": Outcome.KEPT, "does not generalize": Outcome.COLLAPSED}
+
+
+def _agrees(row: Row | None, claimed: str) -> str:
+    if row is None or row.counted == 0:
+        return "inconclusive: no counted seed"
+    if row.observed in (Outcome.NOT_LEARNED, Outcome.BETWEEN):
+        return f"inconclusive: {row.observed.value}"
+    return "yes" if row.observed is CLAIMED[claimed] else "no"
+
+
+def claims_table(experiment: Experiment, preset: str, table: list[Row]) -> list[str]:
+    """One line per run: prediction, observation, publication, and agreement with the paper's claim."""
+    lines = ["| task | variant | model | seeds (counted/run) | toolkit's prediction | length bins | observed | outcome | "
+             "published | paper's claim | observed agrees with the claim |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    agreeing = 0
+    for item in experiment.runs(preset):
+        row = next((r for r in table if r.task == item.task and r.variant == item.variant), None)
+        verdict = _agrees(row, item.claimed)
+        agreeing += verdict == "yes"
+        if row is None:
+            lines.append(f"| {item.task} | {item.variant} | - | 0/0 | - | - | - | - | - | {item.claimed} | {verdict} |")
+            continue
+        lines.append(f"| {item.task} | {item.variant} | {row.model} | {row.counted}/{row.runs} | {row.predicted} | "
+                     f"{' / '.join(bin_labels(row.bins))} | {_cells(row.mean, row.spread)} | {row.observed.value} | "
+                     f"{_cells(row.published or ())} | {item.claimed} | {verdict} |")
+    lines += ["", f"**{agreeing} of {len(experiment.runs(preset))} runs agree with the paper's claim.**"]
+    return lines
+
+
+def curves_table(curves: Sequence[Curve]) -> list[str]:
+    """Accuracy per number of digits, one column per run (and the truncated-operand share)."""
+    if not curves:
+        return []
+    heads, columns = [], []
+    for c in curves:
+        heads.append(f"{c.task} {c.variant}")
+        columns.append(dict(zip(c.lengths, c.accuracy)))
+        if c.truncated is not None:
+            heads.append(f"{c.task} {c.variant}: truncated")
+            columns.append(dict(zip(c.lengths, c.truncated)))
+    lengths = sorted({n for c in curves for n in c.lengths})
+    lines = ["| digits | " + " | ".join(heads) + " |", "|---|" + "---|" * len(heads)]
+    for n in lengths:
+        cells = [f"{column[n]:.2f}" if n in column else "-" for column in columns]
+        lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def cascades_table(found: Sequence[Cascades]) -> list[str]:
+    lines = []
+    for c in found:
+        lines += [f"{c.task} {c.variant}, inputs longer than the training range:", "",
+                  "| longest carry cascade | " + " | ".join(map(str, c.lengths)) + " |",
+                  "|---|" + "---|" * len(c.lengths),
+                  "| accuracy | " + " | ".join(f"{a:.2f}" for a in c.accuracy) + " |",
+                  "| inputs | " + " | ".join(map(str, c.count)) + " |", ""]
+    return lines
+
+
+def _pyplot():
+    try:
+        import matplotlib
+    except ImportError:
+        from .config import ValidationError
+
+        raise ValidationError("plots need matplotlib: pip install 'crasp-lengthgen[plot]'") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_curves(curves: Sequence[Curve], path: Path, title: str) -> Path:
+    """Accuracy against number of digits, one panel per task, one colour per variant; dashed:
+    the share answered as on truncated operands; grey: the trained digits."""
+    plt = _pyplot()
+    tasks = list(dict.fromkeys(c.task for c in curves))
+    figure, panels = plt.subplots(1, len(tasks), figsize=(3.4 * len(tasks), 3.2), squeeze=False, sharey=True)
+    for axes, task in zip(panels[0], tasks):
+        chosen = [c for c in curves if c.task == task]
+        axes.axvspan(0.5, chosen[0].trained_digits + 0.5, color="0.92", label="trained digits")
+        for k, c in enumerate(chosen):
+            axes.plot(c.lengths, c.accuracy, marker="o", markersize=3, color=f"C{k}", label=f"{c.variant} accuracy")
+            if c.truncated is not None:
+                axes.plot(c.lengths, c.truncated, linestyle="--", color=f"C{k}", label=f"{c.variant}: truncated answer")
+        axes.set(title=task, xlabel="digits", ylim=(-0.03, 1.03))
+        axes.title.set_fontsize(9)
+    panels[0][0].set_ylabel("exact match")
+    panels[0][0].legend(fontsize=6, loc="center left")
+    figure.suptitle(title, fontsize=10)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path
+
+
+def plot_cascades(found: Sequence[Cascades], path: Path) -> Path:
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(4.5, 3.2))
+    for k, c in enumerate(found):
+        axes.plot(c.lengths, c.accuracy, marker="o", color=f"C{k}", label=f"{c.task} {c.variant}")
+    axes.set(xlabel="longest carry cascade (digits)", ylabel="exact match", ylim=(-0.03, 1.03),
+             title="beyond the training range, by carry cascade")
+    axes.title.set_fontsize(9)
+    axes.legend(fontsize=7)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path
+
+
+def markdown(experiment: Experiment, preset: str, results: Sequence[Validation], curves: Sequence[Curve],
+             found: Sequence[Cascades], store: Store, plots: dict[str, str]) -> str:
+    names = {item.task for item in experiment.runs(preset)}
+    table = [r for r in rows(store, preset=preset, tasks=names)
+             if any(r.task == v.task and r.variant == v.variant and r.model == v.plan.model.label for v in results)]
+    lines = [f"# {experiment.name}: {experiment.reference}", "", f"Preset `{preset}`.", "",
+             f"**The claim.** {experiment.claim}", "",
+             "Observed: mean ± standard deviation over counted seeds per length bin (bin 1 is the training range). "
+             "The toolkit's prediction is for absolute positions (its theory is about APE and NoPE); for relative "
+             "or uniform positions it reads 'undetermined'.", "", *claims_table(experiment, preset, table), ""]
+    notes = sorted({f"- {v.task} {v.variant}: {v.plan.note}" for v in results if v.plan.note})
+    if notes:
+        lines += ["Plans:", "", *notes, ""]
+    if curves:
+        lines += ["## Accuracy by number of digits", "",
+                  "Mean over counted seeds of exact match on inputs with exactly that many digits" +
+                  ("; *truncated*: the share the model answers as if every operand digit above the trained ones "
+                   "were 0 (Xu et al.'s test)." if any(c.truncated for c in curves) else "."), "",
+                  *curves_table(curves), "", f"![accuracy by digits]({plots['curves']})", ""]
+    if found:
+        lines += ["## Carry cascades", "", *cascades_table(found), f"![carry cascades]({plots['cascades']})", ""]
+    published = [_published_line(registry.get(name)) for name in dict.fromkeys(i.task for i in experiment.runs(preset))]
+    if any(published):
+        lines += ["## Published", "", *[line for line in published if line]]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _published_line(task) -> str:
+    """The task's anchors in the paper's own bins and units (percent), e.g. ``ape: 100% at 1-4, 0% at 5-9``."""
+    parts = []
+    for anchor in task.anchors:
+        if len(anchor.bins) == len(task.bins):
+            values = [f"{v:g}% at {label}" for v, label in zip(anchor.bins, bin_labels(task.bins)) if isinstance(v, float)]
+        else:
+            values = [f"{v:g}%" if isinstance(v, float) else str(v) for v in anchor.bins]
+        parts.append(f"{anchor.variant}: {', '.join(values)} ({anchor.config}; {anchor.source})")
+    return f"- {task.name}: " + "; ".join(parts) if parts else ""
+
+
+def write(experiment: Experiment, preset: str, results: Sequence[Validation], curves: Sequence[Curve],
+          found: Sequence[Cascades], store: Store, out: str | Path) -> Path:
+    """Write ``<experiment>.md`` and its PNGs under ``out``; returns the markdown's path."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    plots = {}
+    if curves:
+        plots["curves"] = plot_curves(curves, out / f"{experiment.name}-digits.png",
+                                      f"{experiment.name} ({preset})").name
+    if found:
+        plots["cascades"] = plot_cascades(found, out / f"{experiment.name}-cascades.png").name
+    path = out / f"{experiment.name}.md"
+    path.write_text(markdown(experiment, preset, results, curves, found, store, plots), encoding="utf-8")
+    return path

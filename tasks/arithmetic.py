@@ -295,8 +295,52 @@ _ENCODER = ("no program: the model is an encoder with bidirectional attention an
             "translation symmetry with relative or uniform positional encodings)")
 
 
-def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int = 20) -> list[Task]:
-    """Pad-aligned addition (operands padded to ``width``) and multiplication by a 3-digit multiplier."""
+def longest_cascade(a: int, b: int) -> int:
+    """The longest carry cascade of a + b: a digit position that generates a carry (digit sum >= 10)
+    and the run of positions after it that pass it on (digit sum 9). 0 when nothing carries.
+
+    >>> longest_cascade(5, 5), longest_cascade(95, 5), longest_cascade(9995, 5), longest_cascade(12, 34)
+    (1, 2, 4, 0)
+    """
+    longest = run = 0
+    while a or b:
+        total = a % 10 + b % 10
+        run = 1 if total >= 10 else (run + 1 if total == 9 and run else 0)
+        longest = max(longest, run)
+        a, b = a // 10, b // 10
+    return longest
+
+
+def cascade_pair(n: int, cascade: int, rng: np.random.Generator) -> tuple[int, int]:
+    """Two operands below 10^n whose longest carry cascade is exactly ``cascade`` (0 to n).
+
+    >>> rng = np.random.default_rng(0)
+    >>> all(longest_cascade(*cascade_pair(6, c, rng)) == c for c in range(7))
+    True
+    """
+    if not 0 <= cascade <= n:
+        raise ValueError(f"a cascade of {cascade} digits does not fit {n}-digit operands")
+    while True:
+        sums = rng.integers(0, 10, size=n) if cascade else rng.integers(0, 9, size=n)
+        if cascade:
+            start = int(rng.integers(0, n - cascade + 1))  # digit positions, least significant first
+            sums[start] = rng.integers(10, 19)
+            sums[start + 1:start + cascade] = 9
+        a_digits = [int(rng.integers(max(0, t - 9), min(9, t) + 1)) for t in sums]
+        a = sum(d * 10 ** k for k, d in enumerate(a_digits))
+        b = sum((int(t) - d) * 10 ** k for k, (t, d) in enumerate(zip(sums, a_digits)))
+        if longest_cascade(a, b) == cascade:
+            return a, b
+
+
+def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int = 20,
+                   balanced: bool = False) -> list[Task]:
+    """Pad-aligned addition (operands padded to ``width``) and multiplication by a 3-digit multiplier.
+
+    ``balanced``: the addition task draws its training lengths (up to 5 digits) with a longest carry
+    cascade uniform in [0, n] (Sabbaghi et al.'s complexity-balanced distribution; name
+    ``sabbaghi_addition_balanced``); longer inputs are drawn as usual.
+    """
 
     def pad(value: int, w: int) -> tuple[str, ...]:
         digits = str(value)
@@ -305,8 +349,14 @@ def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int
     def number(tokens) -> int:
         return int("".join(t for t in tokens if t != PAD) or "0")
 
+    train_digits = min(5, width)
+
     def add_sample(n, rng):
-        return (*pad(_below_power(n, rng), width), "+", *pad(_below_power(n, rng), width))
+        if balanced and n <= train_digits:
+            a, b = cascade_pair(n, int(rng.integers(0, n + 1)), rng)
+        else:
+            a, b = _below_power(n, rng), _below_power(n, rng)
+        return (*pad(a, width), "+", *pad(b, width))
 
     def add_answer(x):
         total = number(x[:width]) + number(x[width + 1:])
@@ -337,12 +387,14 @@ def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int
     common = dict(family="arithmetic", format=Format.ALIGNED, labels=Labels(None, None), separator=None,
                   min_length=1, reference=SABBAGHI, no_program={"ape": _ENCODER, "nope": _ENCODER})
     addition = Task(
-        name="sabbaghi_addition", symbols=(*DIGITS, "+", PAD), outputs=(*DIGITS, PAD),
-        **common, sample_input=add_sample, answer=add_answer, valid=add_valid,
-        train_range=(1, min(5, width)), bins=_bins_up_to(width, (5, 10, 20, 50)), max_length=width,
-        anchors=_sabbaghi_anchors("addition"),
+        name="sabbaghi_addition" + ("_balanced" if balanced else ""), symbols=(*DIGITS, "+", PAD),
+        outputs=(*DIGITS, PAD), **common, sample_input=add_sample, answer=add_answer, valid=add_valid,
+        train_range=(1, train_digits), bins=_bins_up_to(width, (5, 10, 20, 50)), max_length=width,
+        anchors=() if balanced else _sabbaghi_anchors("addition"),
         description=f"a + b, each left-padded with {PAD} to {width}, least significant digits aligned; the sum "
-                    f"(padded to {width + 1}) is read at the '+' and the second operand's positions",
+                    f"(padded to {width + 1}) is read at the '+' and the second operand's positions"
+                    + ("; training inputs (up to 5 digits) have a longest carry cascade uniform in [0, n]"
+                       if balanced else ""),
         measure=lambda x: max(digits_of(x[:width]), digits_of(x[width + 1:])),
     )
     multiplication = Task(
@@ -387,11 +439,13 @@ def _sabbaghi_anchors(name: str) -> tuple[Anchor, ...]:
 
 
 def builtin_tasks() -> list[Task]:
-    """Xu et al.'s 16 tasks, Duan et al.'s 4 and Sabbaghi et al.'s 2."""
+    """Xu et al.'s 16 tasks, Duan et al.'s 4 and Sabbaghi et al.'s 3 (addition also with the
+    complexity-balanced training distribution)."""
     xu = [xu_task("+"), xu_task("*")]
     for modulus in MODULI:
         xu += [xu_task("+", modulus), xu_task("*", modulus)]
-    return [*xu, *duan_tasks(), *sabbaghi_tasks()]
+    return [*xu, *duan_tasks(), *sabbaghi_tasks(), sabbaghi_tasks(balanced=True)[0]]
 
 
-__all__ = ["builtin_tasks", "xu_task", "duan_tasks", "sabbaghi_tasks", "operands_x", "MODULI"]
+__all__ = ["builtin_tasks", "xu_task", "duan_tasks", "sabbaghi_tasks", "operands_x", "MODULI", "longest_cascade",
+           "cascade_pair"]

@@ -8,7 +8,7 @@ import pytest
 
 from crasp.cli import main
 from tasks import registry
-from tasks.arithmetic import operands_x, truncate_operands
+from tasks.arithmetic import cascade_pair, longest_cascade, sabbaghi_tasks, truncate_operands
 from validation import arithmetic, protocol
 from validation.data import held_out_sets
 from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
@@ -33,8 +33,34 @@ def test_longest_cascade_matches_its_definition():
         a = int("".join(str(int(d)) for d in rng.integers(0, 10, size=digits)))
         b = int("".join(str(9 - int(c)) if rng.random() < 0.6 else str(int(rng.integers(0, 10)))
                         for c in str(a).zfill(digits)))
-        assert arithmetic.longest_cascade(a, b) == _reference_cascade(a, b), (a, b)
-    assert arithmetic.longest_cascade(0, 0) == 0
+        assert longest_cascade(a, b) == _reference_cascade(a, b), (a, b)
+    assert longest_cascade(0, 0) == 0
+
+
+def test_cascade_pairs_and_the_balanced_training_distribution():
+    rng = np.random.default_rng(2)
+    for n in range(1, 9):
+        for c in range(n + 1):
+            a, b = cascade_pair(n, c, rng)
+            assert a < 10 ** n and b < 10 ** n and _reference_cascade(a, b) == c
+    with pytest.raises(ValueError, match="does not fit"):
+        cascade_pair(3, 4, rng)
+    uniform, balanced = sabbaghi_tasks(width=8)[0], sabbaghi_tasks(width=8, balanced=True)[0]
+    assert balanced.name == "sabbaghi_addition_balanced" and balanced.bins == uniform.bins
+
+    def cascades(task, draws):
+        found = []
+        for _ in range(draws):
+            example = task.sample_train(rng)
+            a, b = (int("".join(t for t in part if t.isdigit()) or 0) for part in (example.tokens[1:9], example.tokens[10:18]))
+            assert example.targets == uniform.example(example.tokens[1:]).targets  # the same task, drawn differently
+            found.append(_reference_cascade(a, b))
+        return np.bincount(found, minlength=6)
+
+    # uniform in [0, n] for n uniform in [1, 5]: P(cascade >= 3) = (1/4 + 2/5 + 1/2) / 5 = 0.23;
+    # plain random operands rarely carry that far (under 0.05)
+    long_balanced, long_uniform = (cascades(t, 2000)[3:].sum() / 2000 for t in (balanced, uniform))
+    assert 0.19 < long_balanced < 0.27 and long_uniform < 0.05
 
 
 def test_answered_as_targets_the_other_inputs_answer():
@@ -93,15 +119,14 @@ def test_an_experiment_trains_probes_and_reports(tmp_path, monkeypatch):
 
 
 def test_sabbaghi_cascade_probe_groups_inputs_by_cascade(tmp_path, monkeypatch):
-    from tasks.arithmetic import sabbaghi_tasks
-
     small = dict(zip(("sabbaghi_addition", "sabbaghi_multiplication"), sabbaghi_tasks(width=8, multiplicand_width=6)))
+    small["sabbaghi_addition_balanced"] = sabbaghi_tasks(width=8, balanced=True)[0]
     tiny = protocol.Preset("tiny", "tests", lambda t, variant: protocol.Plan(
         small[t.name], ModelConfig(1, 2, 16, encoder=True), TrainConfig(steps=2, eval_every=2, test_size=8)),
         seeds=1, count_threshold=0.0)
     monkeypatch.setitem(protocol.PRESETS, "tiny", tiny)
     outcome = arithmetic.run("sabbaghi", preset="tiny", store=Store(tmp_path), out=tmp_path / "out", probe_count=10)
-    (found,) = [c for c in outcome.cascades if c.variant == "rpe"]
+    (found,) = [c for c in outcome.cascades if c.variant == "rpe" and c.task == "sabbaghi_addition"]
     assert sum(found.count) == 40 and list(found.lengths) == sorted(found.lengths)
     assert (tmp_path / "out" / "sabbaghi-cascades.png").is_file()
 

@@ -80,11 +80,15 @@ EXPERIMENTS: dict[str, Experiment] = {
     ),
     "sabbaghi": Experiment(
         "sabbaghi", arithmetic.SABBAGHI,
-        "An encoder trained on operands of at most 5 digits adds numbers of 20 (paper: 50) digits with relative "
-        "positions, and not with absolute ones; accuracy falls with the length of the longest carry cascade.",
+        "An encoder trained on operands of at most 5 digits adds numbers of 50 digits with relative positions, "
+        "and not with absolute ones; training on more examples with long carry cascades helps; for multiplication "
+        "by a 3-digit multiplier, uniform positions reach about 90% of their in-distribution accuracy at 16-20 "
+        "digits.",
         all_runs=(Run("sabbaghi_addition", "ape", FAILS), Run("sabbaghi_addition", "rpe", GENERALIZES),
+                  Run("sabbaghi_addition_balanced", "rpe", GENERALIZES),
                   Run("sabbaghi_multiplication", "rpe", FAILS), Run("sabbaghi_multiplication", "upe", GENERALIZES)),
-        cpu_runs=(Run("sabbaghi_addition", "ape", FAILS), Run("sabbaghi_addition", "rpe", GENERALIZES)),
+        cpu_runs=(Run("sabbaghi_addition", "ape", FAILS), Run("sabbaghi_addition", "rpe", GENERALIZES),
+                  Run("sabbaghi_addition_balanced", "rpe", GENERALIZES)),
     ),
 }
 
@@ -160,27 +164,10 @@ def _input_of(task: Task, example) -> tuple[str, ...]:
     return tuple(example.tokens[len(task.prefix):example.checked[0] + 1 - (1 if task.separator else 0)])
 
 
-def longest_cascade(a: int, b: int) -> int:
-    """The longest run of consecutive digit positions of a + b that a carry passes through: a
-    position that generates a carry (digit sum >= 10), followed by those that propagate it
-    (digit sum 9). 0 when no position carries.
-
-    >>> longest_cascade(5, 5), longest_cascade(95, 5), longest_cascade(9995, 5), longest_cascade(12, 34)
-    (1, 2, 4, 0)
-    """
-    longest = run = 0
-    while a or b:
-        total = a % 10 + b % 10
-        run = 1 if total >= 10 else (run + 1 if total == 9 and run else 0)
-        longest = max(longest, run)
-        a, b = a // 10, b // 10
-    return longest
-
-
 def cascades(result: Validation, store: Store, *, count: int, device: str = "cpu") -> Cascades | None:
     """Accuracy by longest carry cascade on Sabbaghi et al.'s addition beyond the training range."""
     task = result.plan.task
-    if task.name != "sabbaghi_addition":
+    if not task.name.startswith("sabbaghi_addition"):
         return None
     models = _models(result, store, device)
     if not models:
@@ -191,7 +178,7 @@ def cascades(result: Validation, store: Store, *, count: int, device: str = "cpu
     groups: dict[int, list] = {}
     for example in examples:
         a, b = (_number(part) for part in (example.tokens[1:1 + width], example.tokens[2 + width:]))
-        groups.setdefault(longest_cascade(a, b), []).append(example)
+        groups.setdefault(arithmetic.longest_cascade(a, b), []).append(example)
     lengths = tuple(sorted(groups))
     right = [np.mean([m.exact(groups[c]) for m in models], axis=0) for c in lengths]
     return Cascades(task.name, result.variant, lengths, tuple(float(r.mean()) for r in right),

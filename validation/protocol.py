@@ -180,10 +180,10 @@ def _sabbaghi_plan(task: Task, variant: Variant, *, cpu: bool) -> Plan:
     longer ones; the variant (ape, rpe, upe) is the experiment's variable."""
     if variant.positions not in ("ape", "rpe", "upe"):
         raise ValidationError(f"task {task.name!r}: Sabbaghi et al. compare ape, rpe and upe, not {variant.name}")
-    addition = task.name == "sabbaghi_addition"
+    addition = task.name.startswith("sabbaghi_addition")
     if cpu:
         if addition:
-            task = sabbaghi_tasks(width=SABBAGHI_CPU_WIDTH)[0]
+            task = sabbaghi_tasks(width=SABBAGHI_CPU_WIDTH, balanced=task.name.endswith("_balanced"))[0]
         train = TrainConfig(lr=1e-3, steps=3_000, warmup=100, eval_every=600, test_size=400)
         return Plan(task, ModelConfig(2, 4, 64, encoder=True), train,
                     "cpu preset: a 2-layer encoder" + (f", operands padded to {SABBAGHI_CPU_WIDTH} digits" if addition

@@ -137,6 +137,7 @@ def markdown(experiment: Experiment, preset: str, results: Sequence[Validation],
              "Observed: mean ± standard deviation over counted seeds per length bin (bin 1 is the training range). "
              "The toolkit's prediction is for absolute positions (its theory is about APE and NoPE); for relative "
              "or uniform positions it reads 'undetermined'.", "", *claims_table(experiment, preset, table), ""]
+    lines += ["## The toolkit's reasoning", "", *_reasoning(results), ""]
     notes = sorted({f"- {v.task} {v.variant}: {v.plan.note}" for v in results if v.plan.note})
     if notes:
         lines += ["Plans:", "", *notes, ""]
@@ -152,6 +153,24 @@ def markdown(experiment: Experiment, preset: str, results: Sequence[Validation],
     if any(published):
         lines += ["## Published", "", *[line for line in published if line]]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _reasoning(results: Sequence[Validation]) -> list[str]:
+    """Per task as trained (the preset's digits), the prediction for absolute positions and its
+    first piece of evidence; relative and uniform positions are outside the theory."""
+    from tasks.predict import predict
+
+    lines, seen = [], set()
+    for result in results:
+        if result.task in seen:
+            continue
+        seen.add(result.task)
+        verdict = predict(result.plan.task, quick=True).ape
+        lines.append(f"- **{result.task}** (absolute positions): {verdict.verdict.value} [{verdict.basis}]. "
+                     f"{verdict.evidence[0] if verdict.evidence else ''}")
+    lines.append("- Relative (`rpe`) and uniform (`upe`) positions: no prediction; the theory is about absolute "
+                 "positions and none.")
+    return lines
 
 
 def _published_line(task) -> str:

@@ -135,3 +135,19 @@ def test_crasp_arithmetic_refuses_unknown_experiments():
     err = io.StringIO()
     assert main(["arithmetic", "duan"], io.StringIO(), err) == 1
     assert "experiment 'duan': expected one of xu, sabbaghi" in err.getvalue()
+
+
+def test_agreement_with_the_papers_claim_reads_the_outcome():
+    from validation.arithmetic_report import _agrees
+    from validation.report import Outcome, Row
+
+    def row(observed, counted=1):
+        return Row("xu_addition", "ape", "cpu", "3l3h48d", ((1, 3),), ((1, 4),), "does not generalize", "truncation",
+                   1, counted, (1.0,), (0.0,), observed, None, None)
+
+    assert _agrees(row(Outcome.COLLAPSED), arithmetic.FAILS) == "yes"
+    assert _agrees(row(Outcome.KEPT), arithmetic.FAILS) == "no"
+    assert _agrees(row(Outcome.KEPT), arithmetic.GENERALIZES) == "yes"
+    assert _agrees(row(Outcome.BETWEEN), arithmetic.GENERALIZES) == "inconclusive: in between"
+    assert _agrees(row(Outcome.KEPT, counted=0), arithmetic.GENERALIZES) == "inconclusive: no counted seed"
+    assert _agrees(None, arithmetic.GENERALIZES) == "inconclusive: no counted seed"

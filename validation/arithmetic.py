@@ -26,7 +26,7 @@ from tasks import arithmetic
 from tasks.registry import Task
 
 from .config import ValidationError, Variant
-from .probe import Trained, answered_as, by_length
+from .probe import Trained, answered_as, by_length, input_of
 from .protocol import preset as preset_named
 from .store import Store
 from .sweep import Progress, Validation, validate
@@ -153,15 +153,17 @@ def curve(result: Validation, store: Store, *, count: int, device: str = "cpu") 
     accuracy = tuple(_mean_exact(models, plain[n]) for n in lengths)
     truncated = None
     if task.reference == arithmetic.XU:
-        retarget = lambda e: answered_as(task, _input_of(task, e), arithmetic.truncate_operands(_input_of(task, e), digits))
-        shifted = by_length(task, lengths, count, transform=retarget)
+        shifted = by_length(task, lengths, count, transform=_on_truncated_operands(task, digits))
         truncated = tuple(_mean_exact(models, shifted[n]) for n in lengths)
     return Curve(task.name, result.variant, result.plan.model.label, len(models), digits, lengths, accuracy, truncated)
 
 
-def _input_of(task: Task, example) -> tuple[str, ...]:
-    """The input x of a framed seq2seq example (the tokens between the prefix and the answer)."""
-    return tuple(example.tokens[len(task.prefix):example.checked[0] + 1 - (1 if task.separator else 0)])
+def _on_truncated_operands(task: Task, digits: int):
+    """Retargets an example of Xu et al.'s task to the answer on its operands truncated to ``digits``."""
+    def retarget(example):
+        x = input_of(task, example)
+        return answered_as(task, x, arithmetic.truncate_operands(x, digits))
+    return retarget
 
 
 def cascades(result: Validation, store: Store, *, count: int, device: str = "cpu") -> Cascades | None:

@@ -115,6 +115,17 @@ def answered_as(task: Task, x: Sequence[str], other: Sequence[str]) -> Example:
                    own.length, own.offset)
 
 
+def input_of(task: Task, example: Example) -> tuple[str, ...]:
+    """The input x of a framed seq2seq example: the tokens between the task's prefix and the answer.
+
+    >>> from tasks import registry
+    >>> task = registry.get("duan_successor")
+    >>> input_of(task, task.example(("1", "9")))
+    ('1', '9')
+    """
+    return tuple(example.tokens[len(task.prefix):example.checked[0] + 1 - (1 if task.separator else 0)])
+
+
 def by_length(task: Task, lengths: Sequence[int], count: int, seed: int = 0,
               transform: Callable[[Example], Example] | None = None) -> dict[int, list[Example]]:
     """``count`` test examples of each length (the same for every model that uses ``seed``, and

@@ -226,5 +226,5 @@ def run(name: str, *, preset: str = "cpu", store: Store, out: str | Path | None 
     if out is not None:
         from .arithmetic_report import write
 
-        report = write(chosen, preset, results, curves, carries, store, out)
+        report = write(chosen, preset, results, curves, carries, out)
     return Outcome(chosen, preset, tuple(results), curves, carries, report)

@@ -10,8 +10,7 @@ from typing import Sequence
 from tasks import registry
 
 from .arithmetic import Cascades, Curve, Experiment
-from .report import Outcome, Row, _cells, bin_labels, rows
-from .store import Store
+from .report import Outcome, Row, _cells, bin_labels, row_of
 from .sweep import Validation
 
 CLAIMED = {"generalizes": Outcome.KEPT, "does not generalize": Outcome.COLLAPSED}
@@ -128,10 +127,9 @@ def plot_cascades(found: Sequence[Cascades], path: Path) -> Path:
 
 
 def markdown(experiment: Experiment, preset: str, results: Sequence[Validation], curves: Sequence[Curve],
-             found: Sequence[Cascades], store: Store, plots: dict[str, str]) -> str:
-    names = {item.task for item in experiment.runs(preset)}
-    table = [r for r in rows(store, preset=preset, tasks=names)
-             if any(r.task == v.task and r.variant == v.variant and r.model == v.plan.model.label for v in results)]
+             found: Sequence[Cascades], plots: dict[str, str]) -> str:
+    predictions: dict = {}
+    table = [row_of(result.runs, predictions) for result in results if result.runs]
     lines = [f"# {experiment.name}: {experiment.reference}", "", f"Preset `{preset}`.", "",
              f"**The claim.** {experiment.claim}", "",
              "Observed: mean ± standard deviation over counted seeds per length bin (bin 1 is the training range). "
@@ -186,7 +184,7 @@ def _published_line(task) -> str:
 
 
 def write(experiment: Experiment, preset: str, results: Sequence[Validation], curves: Sequence[Curve],
-          found: Sequence[Cascades], store: Store, out: str | Path) -> Path:
+          found: Sequence[Cascades], out: str | Path) -> Path:
     """Write ``<experiment>.md`` and its PNGs under ``out``; returns the markdown's path."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -197,5 +195,5 @@ def write(experiment: Experiment, preset: str, results: Sequence[Validation], cu
     if found:
         plots["cascades"] = plot_cascades(found, out / f"{experiment.name}-cascades.png").name
     path = out / f"{experiment.name}.md"
-    path.write_text(markdown(experiment, preset, results, curves, found, store, plots), encoding="utf-8")
+    path.write_text(markdown(experiment, preset, results, curves, found, plots), encoding="utf-8")
     return path

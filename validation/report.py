@@ -116,21 +116,23 @@ def rows(store: Store, *, preset: str | None = None, tasks: Iterable[str] | None
         if wanted is None or run.spec.task in wanted:
             groups[(run.spec.task, run.spec.variant, run.spec.preset, run.spec.model.label)].append(run)
     predictions: dict = {}
-    out = []
-    for (name, variant, preset_name, model), runs in sorted(groups.items()):
-        task = registry.get(name)
-        rule = PRESETS.get(preset_name)
-        counted = [r for r in runs if rule is None or rule.counts(r.spec.model, r.accuracy)]
-        columns = list(zip(*(r.accuracy for r in counted)))
-        mean = tuple(statistics.fmean(c) for c in columns)
-        spread = tuple(statistics.pstdev(c) for c in columns)
-        predicted, basis = _prediction(task, variant, predictions)
-        published = _published(task, variant)
-        bins = runs[0].spec.bins or task.bins
-        out.append(Row(name, variant, preset_name, model, bins, task.bins, predicted, basis, len(runs), len(counted),
-                       mean, spread, outcome(mean) if mean else Outcome.NOT_LEARNED, published,
-                       outcome(published) if published else None))
-    return out
+    return [row_of(runs, predictions) for _, runs in sorted(groups.items())]
+
+
+def row_of(runs: Sequence[StoredRun], predictions: dict | None = None) -> Row:
+    """The row of runs that share task, variant, preset and model (``predictions``: a cache)."""
+    first = runs[0].spec
+    task = registry.get(first.task)
+    rule = PRESETS.get(first.preset)
+    counted = [r for r in runs if rule is None or rule.counts(r.spec.model, r.accuracy)]
+    columns = list(zip(*(r.accuracy for r in counted)))
+    mean = tuple(statistics.fmean(c) for c in columns)
+    spread = tuple(statistics.pstdev(c) for c in columns)
+    predicted, basis = _prediction(task, first.variant, {} if predictions is None else predictions)
+    published = _published(task, first.variant)
+    return Row(first.task, first.variant, first.preset, first.model.label, first.bins or task.bins, task.bins,
+               predicted, basis, len(runs), len(counted), mean, spread,
+               outcome(mean) if mean else Outcome.NOT_LEARNED, published, outcome(published) if published else None)
 
 
 def bin_labels(bins: Sequence[tuple[int, int]]) -> list[str]:

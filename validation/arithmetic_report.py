@@ -10,7 +10,7 @@ from typing import Sequence
 from tasks import registry
 
 from .arithmetic import Cascades, Curve, Experiment
-from .report import Outcome, Row, _cells, bin_labels, row_of
+from .report import Outcome, Row, _cells, bin_labels, pyplot, row_of
 from .sweep import Validation
 
 CLAIMED = {"generalizes": Outcome.KEPT, "does not generalize": Outcome.COLLAPSED}
@@ -74,23 +74,10 @@ def cascades_table(found: Sequence[Cascades]) -> list[str]:
     return lines
 
 
-def _pyplot():
-    try:
-        import matplotlib
-    except ImportError:
-        from .config import ValidationError
-
-        raise ValidationError("plots need matplotlib: pip install 'crasp-lengthgen[plot]'") from None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def plot_curves(curves: Sequence[Curve], path: Path, title: str) -> Path:
     """Accuracy against number of digits, one panel per task, one colour per variant; dashed:
     the share answered as on truncated operands; grey: the trained digits."""
-    plt = _pyplot()
+    plt = pyplot()
     tasks = list(dict.fromkeys(c.task for c in curves))
     figure, panels = plt.subplots(1, len(tasks), figsize=(3.4 * len(tasks), 3.2), squeeze=False, sharey=True)
     for axes, task in zip(panels[0], tasks):
@@ -112,7 +99,7 @@ def plot_curves(curves: Sequence[Curve], path: Path, title: str) -> Path:
 
 
 def plot_cascades(found: Sequence[Cascades], path: Path) -> Path:
-    plt = _pyplot()
+    plt = pyplot()
     figure, axes = plt.subplots(figsize=(4.5, 3.2))
     for k, c in enumerate(found):
         axes.plot(c.lengths, c.accuracy, marker="o", color=f"C{k}", label=f"{c.task} {c.variant}")

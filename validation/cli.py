@@ -46,6 +46,15 @@ def _task_names(args) -> list[str]:
     return [registry.get(n).name for n in names]
 
 
+def _print_runs(result, out) -> None:
+    """One line per seed of a validation: accuracy per bin, steps, time, whether it counted."""
+    for run in result.runs:
+        mark = "counted" if run in result.counted else "not counted"
+        accuracy = " ".join(f"{a:.3f}" for a in run.accuracy)
+        print(f"{result.task} {result.variant} {run.spec.model.label} seed {run.spec.seed}: {accuracy} "
+              f"({run.steps} steps, {run.wall_time:.0f}s, {mark})", file=out)
+
+
 def cmd_validate(args, out, err) -> int:
     from . import protocol, report
     from .config import Variant
@@ -67,11 +76,7 @@ def cmd_validate(args, out, err) -> int:
                                   progress=bar, plan=plan)
             finally:
                 bar.close()
-            for run in result.runs:
-                mark = "counted" if run in result.counted else "not counted"
-                accuracy = " ".join(f"{a:.3f}" for a in run.accuracy)
-                print(f"{name} {variant} {run.spec.model.label} seed {run.spec.seed}: {accuracy} "
-                      f"({run.steps} steps, {run.wall_time:.0f}s, {mark})", file=out)
+            _print_runs(result, out)
     for problem in store.problems:
         print(f"crasp: warning: damaged run {problem.key}: {problem.what} (trained again where needed)", file=err)
     if args.report:
@@ -114,10 +119,7 @@ def cmd_arithmetic(args, out, err) -> int:
         for bar in bars:
             bar.close()
     for result in outcome.results:
-        for stored in result.runs:
-            mark = "counted" if stored in result.counted else "not counted"
-            print(f"{result.task} {result.variant} {stored.spec.model.label} seed {stored.spec.seed}: "
-                  f"{' '.join(f'{a:.3f}' for a in stored.accuracy)} ({mark})", file=out)
+        _print_runs(result, out)
     for problem in store.problems:
         print(f"crasp: warning: damaged run {problem.key}: {problem.what} (trained again where needed)", file=err)
     print(f"report: {outcome.report}", file=out)

@@ -177,10 +177,8 @@ def markdown(table: list[Row], problems: Sequence[Problem] = (), plots: dict[str
     return "\n".join(lines) + "\n"
 
 
-def plot(table: list[Row], task: str, path: str | Path) -> Path:
-    """A PNG of accuracy per length bin for one task: observed (mean, with the seeds' spread) and
-    published, one colour per variant; the training bin shaded. A preset that rescales lengths
-    keeps the paper's ratios, so bin k is compared with the paper's bin k (both are labelled)."""
+def pyplot():
+    """matplotlib's pyplot on the file-only backend, or a clear error when it is not installed."""
     try:
         import matplotlib
     except ImportError:
@@ -190,6 +188,14 @@ def plot(table: list[Row], task: str, path: str | Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def plot(table: list[Row], task: str, path: str | Path) -> Path:
+    """A PNG of accuracy per length bin for one task: observed (mean, with the seeds' spread) and
+    published, one colour per variant; the training bin shaded. A preset that rescales lengths
+    keeps the paper's ratios, so bin k is compared with the paper's bin k (both are labelled)."""
+    plt = pyplot()
     chosen = [row for row in table if row.task == task]
     if not chosen:
         raise ValueError(f"no rows for task {task!r}")

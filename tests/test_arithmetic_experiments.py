@@ -131,10 +131,15 @@ def test_sabbaghi_cascade_probe_groups_inputs_by_cascade(tmp_path, monkeypatch):
     assert (tmp_path / "out" / "sabbaghi-cascades.png").is_file()
 
 
-def test_crasp_arithmetic_refuses_unknown_experiments():
+def test_crasp_arithmetic_refuses_unknown_experiments_and_changes_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     err = io.StringIO()
     assert main(["arithmetic", "duan"], io.StringIO(), err) == 1
     assert "experiment 'duan': expected one of xu, sabbaghi" in err.getvalue()
+    err = io.StringIO()
+    assert main(["arithmetic", "xu", "--preset", "gpu"], io.StringIO(), err) == 1
+    assert "preset 'gpu'" in err.getvalue()
+    assert list(tmp_path.iterdir()) == []  # no run store left behind
 
 
 def test_agreement_with_the_papers_claim_reads_the_outcome():

@@ -102,8 +102,11 @@ def cmd_report(args, out, err) -> int:
 
 
 def cmd_arithmetic(args, out, err) -> int:
-    from .arithmetic import run
+    from .arithmetic import experiment, run
+    from .protocol import preset
     from .store import Store
+
+    experiment(args.experiment), preset(args.preset)  # bad names are refused before the store is created
 
     bars: list[_Bar] = []
 

@@ -7,12 +7,12 @@ position's argmax is its target. For a decoder that is the same as greedy decodi
 whole target, so teacher-forcing the *other* input's answer asks whether greedy decoding would
 write that answer.
 
->>> import torch
+>>> import numpy as np
 >>> from tasks import registry
 >>> from validation.config import ModelConfig, Variant
 >>> task = registry.get("bin_majority")
 >>> trained = Trained.fresh(task, Variant.parse("ape"), ModelConfig(1, 1, 16), seed=0)
->>> trained.exact(task.sample_bin(1, 5, 3, __import__("numpy").random.default_rng(0))).shape
+>>> trained.exact(task.sample_bin(1, 5, 3, np.random.default_rng(0))).shape
 (3,)
 """
 
@@ -27,8 +27,9 @@ import torch
 from tasks.registry import Example, Format, Task
 
 from .config import ModelConfig, ValidationError, Variant
-from .data import IGNORE, Encoding
+from .data import Encoding
 from .model import GPT
+from .train import build_model, exact_rows, leading_operand_width
 
 EVAL_TOKENS = 2**17
 """Tokens per evaluation chunk (bounds the memory of a probe)."""
@@ -60,14 +61,10 @@ class Trained:
     @classmethod
     def fresh(cls, task: Task, variant: Variant, config: ModelConfig, seed: int) -> "Trained":
         """An untrained model, initialised as training initialises ``seed``."""
-        from .train import leading_operand_width
-
         encoding = Encoding.of(task)
         uniform = leading_operand_width(task) if variant.positions == "upe" else 0
         torch.manual_seed(seed)
-        model = GPT(config, vocab_size=len(encoding.vocabulary), n_positions=encoding.n_positions, variant=variant,
-                    n_flags=len(encoding.flags), uniform=uniform)
-        return cls(task, variant, config, encoding, model.eval())
+        return cls(task, variant, config, encoding, build_model(encoding, variant, config, uniform).eval())
 
     @torch.no_grad()
     def exact(self, examples: Sequence[Example]) -> np.ndarray:
@@ -84,11 +81,7 @@ class Trained:
             chunk = order[start:stop]
             batch = self.encoding.collate([examples[k] for k in chunk]).to(device)
             out = self.model(batch.ids, batch.positions)
-            if self.encoding.uses_flags:
-                ok = ((out > 0) == (batch.targets > 0.5)).all(-1) | ~batch.mask
-            else:
-                ok = (out.argmax(-1) == batch.targets) | (batch.targets == IGNORE)
-            right[chunk] = ok.all(-1).cpu().numpy()
+            right[chunk] = exact_rows(out, batch, self.encoding.uses_flags).cpu().numpy()
             start = stop
         return right
 

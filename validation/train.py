@@ -117,6 +117,23 @@ def leading_operand_width(task: Task) -> int:
     return widths.pop()
 
 
+def build_model(encoding: Encoding, variant: Variant, config: ModelConfig, uniform: int = 0) -> GPT:
+    """The model of ``config`` for a task's encoding (``uniform``: the leading operand's width, for upe)."""
+    return GPT(config, vocab_size=len(encoding.vocabulary), n_positions=encoding.n_positions, variant=variant,
+               n_flags=len(encoding.flags), uniform=uniform)
+
+
+def exact_rows(out: torch.Tensor, batch: Batch, uses_flags: bool) -> torch.Tensor:
+    """Per example (the last axis of ``out`` aside), whether every checked position is right: every
+    flag for next-set and accept tasks, the argmax token otherwise. ``out`` may carry leading axes
+    (seeds) before the batch's."""
+    if uses_flags:
+        right = ((out > 0) == (batch.targets > 0.5)).all(-1) | ~batch.mask
+    else:
+        right = (out.argmax(-1) == batch.targets) | (batch.targets == IGNORE)
+    return right.all(-1)
+
+
 def _decays(name: str) -> bool:
     """AdamW weight decay applies to weights and embeddings, not to biases or LayerNorm gains."""
     return not (name.endswith("bias") or ".ln_" in f".{name}")
@@ -156,8 +173,7 @@ class SeedGroup:
     # ------------------------------------------------------------ set-up
 
     def _model(self) -> GPT:
-        return GPT(self.model_config, vocab_size=len(self.encoding.vocabulary), n_positions=self.encoding.n_positions,
-                   variant=self.variant, n_flags=len(self.encoding.flags), uniform=self.uniform)
+        return build_model(self.encoding, self.variant, self.model_config, self.uniform)
 
     def _total_steps(self) -> int:
         if self.config.epochs:
@@ -234,11 +250,7 @@ class SeedGroup:
         for start in range(0, batch.ids.shape[0], chunk):
             part = Batch(*(t[start:start + chunk] for t in (batch.ids, batch.positions, batch.targets, batch.mask)))
             out = forward(self.params, part.ids, part.positions)
-            if self.encoding.uses_flags:
-                right = ((out > 0) == (part.targets > 0.5)).all(-1) | ~part.mask
-            else:
-                right = (out.argmax(-1) == part.targets) | (part.targets == IGNORE)
-            parts.append(right.all(-1).cpu())
+            parts.append(exact_rows(out, part, self.encoding.uses_flags).cpu())
         return torch.cat(parts, dim=1)
 
     # ------------------------------------------------------------ the loop

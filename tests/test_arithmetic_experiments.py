@@ -134,8 +134,8 @@ def test_sabbaghi_cascade_probe_groups_inputs_by_cascade(tmp_path, monkeypatch):
 def test_crasp_arithmetic_refuses_unknown_experiments_and_changes_nothing(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     err = io.StringIO()
-    assert main(["arithmetic", "duan"], io.StringIO(), err) == 1
-    assert "experiment 'duan': expected one of xu, sabbaghi" in err.getvalue()
+    assert main(["arithmetic", "huang"], io.StringIO(), err) == 1
+    assert "experiment 'huang': expected one of xu, sabbaghi, duan" in err.getvalue()
     err = io.StringIO()
     assert main(["arithmetic", "xu", "--preset", "gpu"], io.StringIO(), err) == 1
     assert "preset 'gpu'" in err.getvalue()

@@ -140,7 +140,7 @@ def test_sabbaghi_plans_train_encoders_and_refuse_other_variants():
     assert multiplication.model.n_layer == 9 and multiplication.train.train_size == 500_000
     with pytest.raises(ValidationError, match="compare ape, rpe and upe"):
         protocol.PRESETS["cpu"].plan(addition, Variant.parse("nope"))
-    with pytest.raises(ValidationError, match="Duan et al.'s protocol"):
+    with pytest.raises(ValidationError, match="Duan et al. train an encoder-decoder"):
         protocol.PRESETS["paper"].plan(registry.get("duan_successor"), Variant.parse("ape"))
 
 

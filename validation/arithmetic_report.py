@@ -9,7 +9,7 @@ from typing import Sequence
 
 from tasks import registry
 
-from .arithmetic import Cascades, Curve, Experiment
+from .arithmetic import Cascades, Curve, Experiment, Kept
 from .report import Outcome, Row, _cells, bin_labels, pyplot, row_of
 from .sweep import Validation
 
@@ -113,15 +113,26 @@ def plot_cascades(found: Sequence[Cascades], path: Path) -> Path:
     return path
 
 
+def kept_table(kept: Sequence[Kept]) -> list[str]:
+    """One line per ABC seed and head: the lines its biases keep."""
+    lines = ["| task | variant | seed | head | self-attention lines | cross-attention lines |", "|---|---|---|---|---|---|"]
+    for k in kept:
+        for head, (own, source) in enumerate(zip(k.self_lines, k.cross_lines)):
+            lines.append(f"| {k.task} | {k.variant} | {k.seed} | {head} | {', '.join(own) or 'none'} | "
+                         f"{', '.join(source) or 'none'} |")
+    return lines
+
+
 def markdown(experiment: Experiment, preset: str, results: Sequence[Validation], curves: Sequence[Curve],
-             found: Sequence[Cascades], plots: dict[str, str]) -> str:
+             found: Sequence[Cascades], plots: dict[str, str], kept: Sequence[Kept] = ()) -> str:
     predictions: dict = {}
     table = [row_of(result.runs, predictions) for result in results if result.runs]
     lines = [f"# {experiment.name}: {experiment.reference}", "", f"Preset `{preset}`.", "",
              f"**The claim.** {experiment.claim}", "",
              "Observed: mean ± standard deviation over counted seeds per length bin (bin 1 is the training range). "
-             "The toolkit's prediction is for absolute positions (its theory is about APE and NoPE); for relative "
-             "or uniform positions it reads 'undetermined'.", "", *claims_table(experiment, preset, table), ""]
+             "The toolkit's prediction is for absolute positions (its theory is about APE and NoPE); for other "
+             "positions (relative, uniform, attention biases) it reads 'undetermined'.", "",
+             *claims_table(experiment, preset, table), ""]
     lines += ["## The toolkit's reasoning", "", *_reasoning(results), ""]
     notes = sorted({f"- {v.task} {v.variant}: {v.plan.note}" for v in results if v.plan.note})
     if notes:
@@ -134,6 +145,12 @@ def markdown(experiment: Experiment, preset: str, results: Sequence[Validation],
                   *curves_table(curves), "", f"![accuracy by digits]({plots['curves']})", ""]
     if found:
         lines += ["## Carry cascades", "", *cascades_table(found), f"![carry cascades]({plots['cascades']})", ""]
+    if kept:
+        lines += ["## Calibrated attention biases", "",
+                  "The lines each ABC seed trained with, calibrated from the sinusoidal run of the same seed "
+                  "(`family offset`: `end:moving 0` is output i reading the i-th source token from the right, "
+                  "`target:moving -1` the previous output; a head with no cross line is unbiased).", "",
+                  *kept_table(kept), ""]
     published = [_published_line(registry.get(name)) for name in dict.fromkeys(i.task for i in experiment.runs(preset))]
     if any(published):
         lines += ["## Published", "", *[line for line in published if line]]
@@ -153,8 +170,8 @@ def _reasoning(results: Sequence[Validation]) -> list[str]:
         verdict = predict(result.plan.task, quick=True).ape
         lines.append(f"- **{result.task}** (absolute positions): {verdict.verdict.value} [{verdict.basis}]. "
                      f"{verdict.evidence[0] if verdict.evidence else ''}")
-    lines.append("- Relative (`rpe`) and uniform (`upe`) positions: no prediction; the theory is about absolute "
-                 "positions and none.")
+    lines.append("- Relative (`rpe`) and uniform (`upe`) positions and Duan et al.'s encoder-decoder (`sinusoidal`, "
+                 "`abs`, `abc`): no prediction; the theory is about causal decoders with absolute positions or none.")
     return lines
 
 
@@ -171,7 +188,7 @@ def _published_line(task) -> str:
 
 
 def write(experiment: Experiment, preset: str, results: Sequence[Validation], curves: Sequence[Curve],
-          found: Sequence[Cascades], out: str | Path) -> Path:
+          found: Sequence[Cascades], out: str | Path, kept: Sequence[Kept] = ()) -> Path:
     """Write ``<experiment>.md`` and its PNGs under ``out``; returns the markdown's path."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -182,5 +199,5 @@ def write(experiment: Experiment, preset: str, results: Sequence[Validation], cu
     if found:
         plots["cascades"] = plot_cascades(found, out / f"{experiment.name}-cascades.png").name
     path = out / f"{experiment.name}.md"
-    path.write_text(markdown(experiment, preset, results, curves, found, plots), encoding="utf-8")
+    path.write_text(markdown(experiment, preset, results, curves, found, plots, kept), encoding="utf-8")
     return path

@@ -140,7 +140,8 @@ def add_commands(commands) -> None:
     validate_p.add_argument("--preset", default="cpu", help="cpu (default) or paper")
     validate_p.add_argument("--variant", action="append",
                             help="ape (default), nope, ape_reg or ape_reg<coef>, rpe<k> (relative positions "
-                                 "clipped at k), upe<k> (uniform multiplier positions); repeat for several")
+                                 "clipped at k), upe<k> (uniform multiplier positions), or on Duan et al.'s tasks "
+                                 "sinusoidal, abs, abc, abc<kappa> (encoder-decoder); repeat for several")
     validate_p.add_argument("--seeds", type=int, help="seeds that must count (default: the preset's)")
     validate_p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default cpu)")
     validate_p.add_argument("--store", default=DEFAULT_STORE, help=f"run store folder (default {DEFAULT_STORE})")
@@ -150,12 +151,13 @@ def add_commands(commands) -> None:
     validate_p.set_defaults(handler=cmd_validate)
 
     arithmetic_p = commands.add_parser(
-        "arithmetic", help="reproduce an arithmetic paper's central claim (xu, sabbaghi)",
+        "arithmetic", help="reproduce an arithmetic paper's central claim (xu, sabbaghi, duan)",
         description="Train the runs an arithmetic paper's central claim rests on (xu: Xu et al., downward versus "
         "upward generalization, truncated operands, moduli, relative positions; sabbaghi: Sabbaghi et al., "
-        "relative versus absolute positions on pad-aligned addition, carry cascades), probe the trained models "
+        "relative versus absolute positions on pad-aligned addition, carry cascades; duan: Duan et al., attention "
+        "bias scaffolding and calibration in an encoder-decoder), probe the trained models "
         "and write a report with the toolkit's predictions beside observed and published numbers.")
-    arithmetic_p.add_argument("experiment", metavar="EXPERIMENT", help="xu or sabbaghi")
+    arithmetic_p.add_argument("experiment", metavar="EXPERIMENT", help="xu, sabbaghi or duan")
     arithmetic_p.add_argument("--preset", default="cpu", help="cpu (default) or paper")
     arithmetic_p.add_argument("--seeds", type=int, help="seeds that must count (default: the preset's)")
     arithmetic_p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default cpu)")

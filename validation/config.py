@@ -9,6 +9,8 @@ ModelConfig(n_layer=2, n_head=4, d_model=256, encoder=False)
 Variant(name='ape_reg1e-3', positions='ape', reg_coef=0.001, clip=0)
 >>> Variant.parse("rpe16").clip
 16
+>>> Variant.parse("abc2").kappa
+2.0
 """
 
 from __future__ import annotations
@@ -60,6 +62,13 @@ RELATIVE_CLIP = 64
 """The default clipping distance of relative positions: offsets beyond +-64 share one vector."""
 
 
+SEQ2SEQ = {"sinusoidal": "sin", "abs": "abs", "abc": "abc"}
+"""Duan et al.'s variants (the encoder-decoder) and their ``positions``."""
+
+DUAN_KAPPA = 4.5
+"""Duan et al.'s threshold for cross-attention lines (mean + 4.5 standard deviations)."""
+
+
 @dataclass(frozen=True)
 class Variant:
     """How positions enter the model.
@@ -72,18 +81,33 @@ class Variant:
       vector per offset j - i, clipped to [-k, k], added to the keys (``rpe`` is k = 64);
     * ``upe<k>``: Sabbaghi et al.'s uniform positions: each digit of the task's leading operand
       (the multiplier) has one vector that every query sees, whatever its distance; every other
-      pair uses ``rpe<k>``.
+      pair uses ``rpe<k>``;
+    * ``sinusoidal``, ``abs``, ``abc``: Duan et al.'s encoder-decoder with sinusoidal positions,
+      with attention bias scaffolding, or with calibrated attention biases
+      (:mod:`validation.seq2seq`); ``abc<kappa>`` keeps the cross-attention lines ``kappa``
+      standard deviations above the mean (``abc``: their 4.5).
     """
 
     name: str
     positions: str
     reg_coef: float = 0.0
     clip: int = 0
+    kappa: float = 0.0
 
     @classmethod
     def parse(cls, text: str) -> "Variant":
         if text in ("ape", "nope"):
             return cls(text, text)
+        if text in SEQ2SEQ:
+            return cls(text, SEQ2SEQ[text], kappa=DUAN_KAPPA if text == "abc" else 0.0)
+        match = re.fullmatch(r"abc([0-9.]+)", text)
+        if match:
+            try:
+                kappa = float(match.group(1))
+            except ValueError:
+                kappa = -1.0
+            if kappa >= 0:
+                return cls(text, "abc", kappa=kappa)
         match = re.fullmatch(r"ape_reg([0-9.e-]+)?", text)
         if match:
             try:
@@ -97,7 +121,13 @@ class Variant:
             clip = int(match.group(2)) if match.group(2) else RELATIVE_CLIP
             return cls(f"{match.group(1)}{clip}" if match.group(2) else match.group(1), match.group(1), clip=clip)
         raise ValidationError(f"variant {text!r}: expected ape, nope, ape_reg<coef> (e.g. ape_reg1e-3), rpe<k> or "
-                              f"upe<k> (relative positions clipped at k, e.g. rpe16)")
+                              f"upe<k> (relative positions clipped at k, e.g. rpe16), or for Duan et al.'s "
+                              f"encoder-decoder sinusoidal, abs, abc or abc<kappa> (e.g. abc2)")
+
+    @property
+    def seq2seq(self) -> bool:
+        """Whether the variant is Duan et al.'s encoder-decoder."""
+        return self.positions in SEQ2SEQ.values()
 
 
 @dataclass(frozen=True)

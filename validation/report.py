@@ -22,6 +22,7 @@ from typing import Iterable, Sequence
 
 from tasks import registry
 
+from .config import Variant
 from .protocol import LEARNED, PRESETS
 from .store import Problem, Store, StoredRun
 
@@ -93,15 +94,18 @@ def _published(task, variant: str) -> tuple[float, ...] | None:
     return None
 
 
-OUTSIDE_THEORY = ("rpe", "upe")
-"""Variants whose positions the theory (absolute or none) does not describe: no prediction."""
+OUTSIDE_THEORY = {"rpe": "relative positions", "upe": "uniform positions", "sin": "Duan et al.'s encoder-decoder",
+                  "abs": "attention bias scaffolding", "abc": "attention bias calibration"}
+"""Positions the theory (a causal decoder with absolute positions or none) does not describe: no
+prediction."""
 
 
 def _prediction(task, variant: str, cache: dict) -> tuple[str, str]:
     from tasks.predict import predict
 
-    if variant.startswith(OUTSIDE_THEORY):
-        return "undetermined", "relative and uniform positions are outside the theory (APE and NoPE)"
+    outside = OUTSIDE_THEORY.get(Variant.parse(variant).positions)
+    if outside:
+        return "undetermined", f"{outside}: outside the theory (APE and NoPE)"
     if task.name not in cache:
         cache[task.name] = predict(task, quick=True)
     verdict = cache[task.name].verdict("nope" if variant == "nope" else "ape")

@@ -19,10 +19,15 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Callable
 
+import torch
+
 from tasks import registry
+from tasks.registry import Task
 
 from .config import RunSpec, ValidationError, Variant
 from .protocol import PAPER_GRID, Plan, Preset
+from .probe import Trained
+from .seq2seq import CALIBRATION_EXAMPLES, calibrate, calibration_examples
 from .store import StoredRun, Store
 from .train import SeedGroup, SeedResult
 
@@ -61,16 +66,40 @@ def validate(task_name: str, preset: Preset, variant: str = "ape", *, store: Sto
         specs = [RunSpec(task.name, kind.name, plan.model, plan.train, seed, preset.name,
                          plan.task.train_range, plan.task.bins)
                  for seed in range(tried, min(tried + missing, wanted * preset.max_attempts))]
-        runs.extend(train_specs(plan, kind, specs, store=store, device=device, progress=progress))
+        biases = None
+        if kind.positions == "abc":
+            biases = lambda seeds: calibrations(task, preset, kind, seeds, store=store, device=device,
+                                                progress=progress)
+        runs.extend(train_specs(plan, kind, specs, store=store, device=device, progress=progress, biases=biases))
         tried += len(specs)
     counted = [r for r in runs if preset.counts(r.spec.model, r.accuracy)]
     return Validation(task.name, kind.name, preset.name, plan, tuple(runs), tuple(counted[:wanted]))
 
 
+def calibrations(task: Task, preset: Preset, variant: Variant, seeds: list[int], *, store: Store,
+                 device: str = "cpu", progress: Progress | None = None) -> dict[int, tuple[torch.Tensor, torch.Tensor]]:
+    """ABC's first stage for ``seeds``: seed s of the preset's ``sinusoidal`` run (trained if the
+    store lacks it), calibrated into (self, cross) bias tables for seed s of ``variant``."""
+    stage = Variant.parse("sinusoidal")
+    plan = preset.plan(task, stage)
+    specs = [RunSpec(task.name, stage.name, plan.model, plan.train, seed, preset.name, plan.task.train_range,
+                     plan.task.bins) for seed in seeds]
+    tables = {}
+    for run in train_specs(plan, stage, specs, store=store, device=device, progress=progress):
+        trained = Trained.from_weights(plan.task, stage, plan.model, store.weights(run), device)
+        examples = calibration_examples(plan.task, CALIBRATION_EXAMPLES, run.spec.seed)
+        own, cross, _ = calibrate(trained.model, trained.encoding, examples, kappa_cross=variant.kappa)
+        tables[run.spec.seed] = (own, cross)
+    return tables
+
+
 def train_specs(plan: Plan, variant: Variant, specs: list[RunSpec], *, store: Store, device: str = "cpu",
-                progress: Progress | None = None) -> list[StoredRun]:
+                progress: Progress | None = None,
+                biases: Callable[[list[int]], dict[int, tuple[torch.Tensor, torch.Tensor]]] | None = None,
+                ) -> list[StoredRun]:
     """The stored runs of ``specs`` (which share everything but the seed), training the missing ones
-    together; a group saved in progress under the same configuration continues where it stopped."""
+    together; a group saved in progress under the same configuration continues where it stopped.
+    ``biases(seeds)`` gives ABC's bias tables of the seeds to train."""
     done = {spec.seed: store.finished(spec) for spec in specs}
     pending = [spec for spec in specs if done[spec.seed] is None]
     if pending:
@@ -86,7 +115,7 @@ def train_specs(plan: Plan, variant: Variant, specs: list[RunSpec], *, store: St
                     progress(group.step, group.total_steps, f"resumed seeds {resumable} at step {group.step}")
             else:
                 group = SeedGroup(plan.task, variant, plan.model, plan.train, seeds, device=device,
-                                  progress=progress)
+                                  progress=progress, biases=biases(seeds) if biases else None)
 
             def keep(group: SeedGroup, finished: list[SeedResult]) -> None:
                 for result in finished:

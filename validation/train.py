@@ -21,11 +21,12 @@ import math
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+from torch import nn
 from torch.func import functional_call, stack_module_state, vmap
 
 from tasks.registry import Format, Task
@@ -33,6 +34,7 @@ from tasks.registry import Format, Task
 from .config import ModelConfig, TrainConfig, ValidationError, Variant
 from .data import IGNORE, Batch, Encoding, TrainingStream, held_out_sets
 from .model import GPT, positional_penalty
+from .seq2seq import EncoderDecoder
 
 # vmap has no batching rule for the fused attention kernel and runs it once per seed instead; that is
 # still faster than the unfused softmax(q k^T) v it replaces, so the warning says nothing to act on.
@@ -117,8 +119,11 @@ def leading_operand_width(task: Task) -> int:
     return widths.pop()
 
 
-def build_model(encoding: Encoding, variant: Variant, config: ModelConfig, uniform: int = 0) -> GPT:
-    """The model of ``config`` for a task's encoding (``uniform``: the leading operand's width, for upe)."""
+def build_model(encoding: Encoding, variant: Variant, config: ModelConfig, uniform: int = 0) -> nn.Module:
+    """The model of ``config`` for a task's encoding (``uniform``: the leading operand's width, for
+    upe): the decoder-only :class:`GPT`, or Duan et al.'s encoder-decoder for their variants."""
+    if variant.seq2seq:
+        return EncoderDecoder(config, encoding, variant)
     return GPT(config, vocab_size=len(encoding.vocabulary), n_positions=encoding.n_positions, variant=variant,
                n_flags=len(encoding.flags), uniform=uniform)
 
@@ -144,7 +149,8 @@ class SeedGroup:
 
     def __init__(self, task: Task, variant: Variant, model: ModelConfig, config: TrainConfig,
                  seeds: Sequence[int], *, device: str = "cpu", test_seed: int = 0,
-                 progress: Callable[[int, int, str], None] | None = None) -> None:
+                 progress: Callable[[int, int, str], None] | None = None,
+                 biases: Mapping[int, tuple[torch.Tensor, torch.Tensor]] | None = None) -> None:
         if not seeds:
             raise ValidationError("no seeds to train")
         self.task, self.variant, self.model_config, self.config = task, variant, model, config
@@ -162,9 +168,12 @@ class SeedGroup:
         for seed in self.seeds:
             torch.manual_seed(seed)
             models.append(self._model())
+            if biases is not None:
+                models[-1].set_biases(*biases[seed])  # ABC's calibrated tables, one pair per seed
         self.base = self._model().to("meta")
+        self.frozen = {name for name, p in models[0].named_parameters() if not p.requires_grad}
         params, _ = stack_module_state(models)
-        self.params = {name: p.detach().to(self.device).requires_grad_() for name, p in params.items()}
+        self.params = self._as_params({name: p.to(self.device) for name, p in params.items()})
         self.optimizer = self._optimizer()
         self.step = 0
         self.history: list[list[Evaluation]] = [[] for _ in self.seeds]
@@ -181,9 +190,14 @@ class SeedGroup:
             return self.config.epochs * math.ceil(size / self.config.batch_size)
         return self.config.steps
 
+    def _as_params(self, tensors: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """Leaf tensors of the stacked parameters; frozen ones (ABC's bias tables) get no gradient."""
+        return {n: t.detach().clone().requires_grad_(n not in self.frozen) for n, t in tensors.items()}
+
     def _optimizer(self) -> torch.optim.AdamW:
-        decay = [p for n, p in self.params.items() if _decays(n)]
-        plain = [p for n, p in self.params.items() if not _decays(n)]
+        trained = {n: p for n, p in self.params.items() if n not in self.frozen}
+        decay = [p for n, p in trained.items() if _decays(n)]
+        plain = [p for n, p in trained.items() if not _decays(n)]
         return torch.optim.AdamW([{"params": decay, "weight_decay": self.config.weight_decay},
                                   {"params": plain, "weight_decay": 0.0}], lr=self.config.lr)
 
@@ -302,7 +316,7 @@ class SeedGroup:
         """Drop the seeds not in ``keep`` from the parameters, the optimizer and the streams."""
         index = torch.tensor(keep, device=self.device)
         old = self.optimizer.state_dict()
-        self.params = {n: p.detach()[index].clone().requires_grad_() for n, p in self.params.items()}
+        self.params = self._as_params({n: p.detach()[index] for n, p in self.params.items()})
         self.optimizer = self._optimizer()
         state = {k: {key: (v[index] if torch.is_tensor(v) and v.dim() > 0 else v) for key, v in s.items()}
                  for k, s in old["state"].items()}
@@ -338,7 +352,7 @@ class SeedGroup:
             self.seeds = list(state["seeds"])
             for stream, saved in zip(self.streams, state["streams"]):
                 stream.restore(saved)
-            self.params = {n: state["params"][n].to(self.device).requires_grad_() for n in self.params}
+            self.params = self._as_params({n: state["params"][n].to(self.device) for n in self.params})
             self.optimizer = self._optimizer()
             self.optimizer.load_state_dict(state["optimizer"])
             self.step, self.elapsed = int(state["step"]), float(state["elapsed"])

@@ -1,0 +1,234 @@
+"""Duan et al.'s encoder-decoder (arXiv 2310.11984): decoder blocks that attend to their own
+outputs (causally) and to the source, whose encoder is the identity (the source embeddings, as in
+the authors' released code), with the attention biases of :mod:`validation.attention_bias`.
+
+It reads the harness's sequences ``<bos> source <sep> target <eos>`` whole, so batches, targets,
+training and probes are those of the decoder-only model; the layout of each row (where the
+source ends, where the operator is) is read from the token ids. Three variants:
+
+* ``sinusoidal``: sinusoidal positions of source index and output index (the vanilla model);
+* ``abs``: attention bias scaffolding: self- and cross-attention windowed to the aligned line and
+  ``window`` lines behind it, and cyclic positions (index mod ``period``), a source token's index
+  being its distance along the task's alignment (its place value in reversed-output arithmetic);
+* ``abc``: attention bias calibration: no positions, and in every layer the bias tables calibrated
+  from a trained ``sinusoidal`` model (:func:`calibrate`).
+
+Cross-attention also sees ``<bos>``, unbiased, as a null key: an output whose lines reach no
+source token (the carry digit and ``<eos>`` of a reversed sum) attends there, which tells it that
+it is past the input. Without it, those outputs of an ABC model could not tell each other apart.
+
+>>> import torch
+>>> from validation.config import ModelConfig, Variant
+>>> from tasks import registry
+>>> from validation.data import Encoding
+>>> encoding = Encoding.of(registry.get("duan_successor"))
+>>> model = EncoderDecoder(ModelConfig(1, 2, 16), encoding, Variant.parse("abs"))
+>>> batch = encoding.collate([encoding.task.example(("4", "9"))])
+>>> model(batch.ids, batch.positions).shape
+torch.Size([1, 8, 14])
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from tasks.registry import Example
+
+from . import attention_bias as lines
+from .config import ModelConfig, ValidationError, Variant
+from .data import IGNORE, PAD, Encoding
+
+SEP = "<sep>"
+OPERATORS = ("+", "*")
+
+
+def sinusoidal(index: torch.Tensor, width: int) -> torch.Tensor:
+    """Vaswani et al.'s encoding of integer positions (any shape) into ``width`` features."""
+    rates = torch.exp(torch.arange(0, width, 2, device=index.device) * (-math.log(10_000.0) / width))
+    angles = index.to(torch.float32)[..., None] * rates
+    return torch.stack((angles.sin(), angles.cos()), dim=-1).flatten(-2)[..., :width]
+
+
+class Attention(nn.Module):
+    """Multi-head attention of queries from ``x`` over keys and values from ``memory``, with an
+    additive mask (batch, heads or 1, length, length)."""
+
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.n_head = config.n_head
+        self.query = nn.Linear(config.d_model, config.d_model)
+        self.key_value = nn.Linear(config.d_model, 2 * config.d_model)
+        self.c_proj = nn.Linear(config.d_model, config.d_model)
+
+    def forward(self, x: torch.Tensor, memory: torch.Tensor, mask: torch.Tensor,
+                record: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
+        batch, length, width = x.shape
+        heads = lambda t: t.view(batch, length, self.n_head, width // self.n_head).transpose(1, 2)
+        k, v = self.key_value(memory).split(width, dim=2)
+        q, k, v = heads(self.query(x)), heads(k), heads(v)
+        weights = None
+        if record:
+            weights = ((q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1]) + mask).softmax(-1)
+            mixed = weights @ v
+        else:
+            mixed = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        return self.c_proj(mixed.transpose(1, 2).reshape(batch, length, width)), weights
+
+
+class DecoderBlock(nn.Module):
+    """Pre-LayerNorm: self-attention, cross-attention to the source, a GELU MLP of width 4d."""
+
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.ln_1, self.ln_2, self.ln_3 = (nn.LayerNorm(config.d_model) for _ in range(3))
+        self.attn, self.cross = Attention(config), Attention(config)
+        self.mlp = nn.Sequential(nn.Linear(config.d_model, 4 * config.d_model), nn.GELU(approximate="tanh"),
+                                 nn.Linear(4 * config.d_model, config.d_model))
+
+    def forward(self, x, memory, self_mask, cross_mask, record=False):
+        h = self.ln_1(x)
+        mixed, own = self.attn(h, h, self_mask, record)
+        x = x + mixed
+        mixed, source = self.cross(self.ln_2(x), memory, cross_mask, record)
+        x = x + mixed
+        return x + self.mlp(self.ln_3(x)), (own, source)
+
+
+class EncoderDecoder(nn.Module):
+    """The model; ``variant.positions`` is ``sin``, ``abs`` or ``abc`` (see the module's text).
+    The bias tables are frozen parameters (``requires_grad`` False), so they travel with the
+    weights; a model built for ``abc`` has MASKED tables until :meth:`set_biases` is called."""
+
+    def __init__(self, config: ModelConfig, encoding: Encoding, variant: Variant, *,
+                 window: int = 1, period: int = 3) -> None:
+        super().__init__()
+        if variant.positions not in ("sin", "abs", "abc"):
+            raise ValidationError(f"variant {variant.name}: the encoder-decoder takes sinusoidal, abs or abc")
+        if encoding.uses_flags or SEP not in encoding.vocabulary:
+            raise ValidationError(f"task {encoding.task.name!r}: the encoder-decoder needs a sequence-to-sequence "
+                                  f"task (<bos> input <sep> output)")
+        self.config, self.positions, self.period = config, variant.positions, period
+        self.sep, self.pad = encoding.id(SEP), encoding.id(PAD)
+        self.operators = tuple(encoding.id(t) for t in OPERATORS if t in encoding.vocabulary)
+        self.half = encoding.n_positions
+        self.aligned = lines.alignment(encoding.task.name) if self.positions == "abs" else ()
+        self.wte = nn.Embedding(len(encoding.vocabulary), config.d_model)
+        self.blocks = nn.ModuleList(DecoderBlock(config) for _ in range(config.n_layer))
+        self.ln_memory = nn.LayerNorm(config.d_model)
+        self.ln_f = nn.LayerNorm(config.d_model)
+        self.self_bias = self.cross_bias = None
+        if self.positions != "sin":
+            heads = config.n_head
+            if self.positions == "abs":
+                own = lines.scaffold(lines.SELF, lines.SELF[:1], heads=heads, half=self.half, window=window)
+                source = lines.scaffold(lines.CROSS, self.aligned, heads=heads, half=self.half, window=window)
+            else:
+                own = torch.full((heads, len(lines.SELF), 2 * self.half + 1), lines.MASKED)
+                source = torch.full((heads, len(lines.CROSS), 2 * self.half + 1), lines.MASKED)
+            self.self_bias = nn.Parameter(own, requires_grad=False)
+            self.cross_bias = nn.Parameter(source, requires_grad=False)
+        for module in self.modules():
+            if isinstance(module, (nn.Linear, nn.Embedding)):
+                nn.init.normal_(module.weight, std=0.02)
+            if isinstance(module, nn.Linear) and module.bias is not None:
+                nn.init.zeros_(module.bias)
+
+    def set_biases(self, self_table: torch.Tensor, cross_table: torch.Tensor) -> None:
+        """Install calibrated tables (shapes as built)."""
+        if self.self_bias is None or self.self_bias.shape != self_table.shape \
+                or self.cross_bias.shape != cross_table.shape:
+            raise ValidationError("calibrated bias tables do not match this model's heads and lengths")
+        with torch.no_grad():
+            self.self_bias.copy_(self_table)
+            self.cross_bias.copy_(cross_table)
+
+    def _index(self, where: lines.Layout) -> tuple[torch.Tensor, torch.Tensor]:
+        """The position index of each source token and of each output."""
+        if self.positions == "abs":
+            index = torch.full_like(where.source_index, 0)
+            best = torch.full_like(where.source_index, 1 << 30)
+            for family in self.aligned:
+                r, covered = lines.distance(family, where)
+                best = torch.where(covered, torch.minimum(best, r), best)
+            index = torch.where(best < (1 << 30), best, index)
+            return index % self.period, where.output_index.clamp(min=0) % self.period
+        return where.source_index.clamp(min=0), where.output_index.clamp(min=0)
+
+    def forward(self, ids: torch.Tensor, positions: torch.Tensor | None = None, record: bool = False):
+        """Logits of the next token at every position (``positions`` is unused: the layout is
+        read from ``ids``). With ``record``, also the last block's (self, cross) attention weights."""
+        where = lines.layout(ids, sep=self.sep, pad=self.pad, operators=self.operators)
+        x = self.wte(ids) * math.sqrt(self.config.d_model)
+        if self.positions != "abc":
+            source_at, output_at = self._index(where)
+            at = torch.where(where.source, source_at, output_at)
+            x = x + sinusoidal(at, self.config.d_model)
+        memory = self.ln_memory(x)
+        length = ids.shape[-1]
+        eye = torch.eye(length, dtype=torch.bool, device=ids.device)
+        causal = (where.output_index[:, None, :] <= where.output_index[:, :, None])
+        own_allowed = (where.target[:, :, None] & where.target[:, None, :] & causal) | eye
+        null = (torch.arange(length, device=ids.device) == 0)  # <bos>: the null key of cross-attention
+        source_allowed = (where.source | null)[:, None, :].expand(-1, length, -1)
+        own_mask = self._mask(own_allowed, self.self_bias, lines.SELF, where)
+        source_mask = torch.where(null, 0.0, self._mask(source_allowed, self.cross_bias, lines.CROSS, where))
+        recorded = (None, None)
+        for block in self.blocks:
+            x, recorded = block(x, memory, own_mask, source_mask, record)
+        logits = self.ln_f(x) @ self.wte.weight.t()
+        return (logits, recorded) if record else logits
+
+    @staticmethod
+    def _mask(allowed, table, families, where) -> torch.Tensor:
+        blocked = torch.where(allowed, 0.0, float("-inf"))[:, None]
+        return blocked if table is None else blocked + lines.bias(table, families, where)
+
+
+# ---------------------------------------------------------------- ABC's calibration
+
+
+def calibrate(model: EncoderDecoder, encoding: Encoding, examples: Sequence[Example], *,
+              kappa_cross: float = lines.KAPPA_CROSS, kappa_self: float = lines.KAPPA_SELF,
+              batch_size: int = 256) -> tuple[torch.Tensor, torch.Tensor, int]:
+    """ABC's (self, cross) bias tables from a trained model: its last block's attention weights on
+    the ``examples`` it answers exactly, averaged along every line, thresholded per head. Also
+    returns how many examples were used; refuses when none is answered exactly.
+    """
+    heads = model.config.n_head
+    own = lines.LineSums.empty(heads, len(lines.SELF), model.half)
+    source = lines.LineSums.empty(heads, len(lines.CROSS), model.half)
+    used = 0
+    device = next(model.parameters()).device
+    model.eval()
+    with torch.no_grad():
+        for start in range(0, len(examples), batch_size):
+            batch = encoding.collate(examples[start:start + batch_size]).to(device)
+            logits, (own_weights, source_weights) = model(batch.ids, batch.positions, record=True)
+            checked = batch.targets != IGNORE
+            exact = ((logits.argmax(-1) == batch.targets) | ~checked).all(-1)
+            if not bool(exact.any()):
+                continue
+            keep = exact.nonzero().squeeze(-1)
+            where = lines.layout(batch.ids[keep], sep=model.sep, pad=model.pad, operators=model.operators)
+            own.add(own_weights[keep], lines.SELF, where, checked[keep])
+            source.add(source_weights[keep], lines.CROSS, where, checked[keep])
+            used += int(keep.numel())
+    if not used:
+        raise ValidationError(f"task {encoding.task.name!r}: attention bias calibration needs a model that answers "
+                              f"training inputs exactly, and this one answers none of {len(examples)}")
+    return lines.calibrated(own, kappa_self), lines.calibrated(source, kappa_cross), used
+
+
+CALIBRATION_EXAMPLES = 512
+"""Training inputs decoded to calibrate one model's biases."""
+
+
+def calibration_examples(task, count: int, seed: int) -> list[Example]:
+    """``count`` training inputs (lengths of the training range) to calibrate on."""
+    return task.sample_bin(*task.train_range, count, np.random.default_rng([seed, 29]))

@@ -219,3 +219,23 @@ def test_abc_calibrates_each_seed_from_the_sinusoidal_run_of_that_seed(tmp_path,
     weights = store.weights(second)
     assert torch.equal(weights["cross_bias"], cross) and torch.equal(weights["self_bias"], own)
     assert validate("duan_parity_scratchpad", tiny, "abc2", store=store).runs == result.runs  # stored, not retrained
+
+
+def test_duan_experiment_reports_the_lines_abc_kept(tmp_path, monkeypatch):
+    from validation import arithmetic
+
+    small = dataclasses.replace(registry.get("duan_parity_scratchpad"), train_range=(1, 3), bins=((1, 3), (4, 6)))
+    tiny = protocol.Preset("tiny", "a test", lambda t, v: protocol.Plan(
+        small, ModelConfig(1, 2, 32), TrainConfig(lr=3e-3, steps=300, warmup=20, eval_every=300, test_size=50)),
+        seeds=1, count_threshold=0.0)
+    monkeypatch.setitem(protocol.PRESETS, "tiny", tiny)
+    chosen = arithmetic.EXPERIMENTS["duan"]
+    runs = (arithmetic.Run("duan_parity_scratchpad", "sinusoidal", arithmetic.FAILS),
+            arithmetic.Run("duan_parity_scratchpad", "abc2", arithmetic.GENERALIZES))
+    monkeypatch.setitem(arithmetic.EXPERIMENTS, "duan", dataclasses.replace(chosen, all_runs=runs, cpu_runs=None))
+    outcome = arithmetic.run("duan", preset="tiny", store=Store(tmp_path / "runs"), out=tmp_path / "out", probe_count=5)
+    (kept,) = outcome.kept
+    assert kept.variant == "abc2" and len(kept.cross_lines) == 2
+    text = outcome.report.read_text()
+    assert "## Calibrated attention biases" in text and "| duan_parity_scratchpad | abc2 | 0 | 1 |" in text
+    assert "| abc2 | 1l2h32d | 1/1 | undetermined |" in text and "Duan et al.'s encoder-decoder (`sinusoidal`" in text

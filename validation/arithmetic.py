@@ -171,7 +171,8 @@ def curve(result: Validation, store: Store, *, count: int, device: str = "cpu") 
     if not models:
         return None
     task = result.plan.task
-    lengths = tuple(range(max(1, task.min_length), task.max_length + 1))
+    longest = task.bins[-1][1] if task.max_length is None else task.max_length
+    lengths = tuple(range(max(1, task.min_length), longest + 1))
     digits = task.train_range[1]
     plain = by_length(task, lengths, count)
     accuracy = tuple(_mean_exact(models, plain[n]) for n in lengths)

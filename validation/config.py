@@ -6,7 +6,7 @@ adds the task, variant and seed, and is the key a run is stored under.
 >>> ModelConfig.parse("2l4h256d")
 ModelConfig(n_layer=2, n_head=4, d_model=256, encoder=False)
 >>> Variant.parse("ape_reg1e-3")
-Variant(name='ape_reg1e-3', positions='ape', reg_coef=0.001, clip=0)
+Variant(name='ape_reg1e-3', positions='ape', reg_coef=0.001, clip=0, kappa=0.0)
 >>> Variant.parse("rpe16").clip
 16
 >>> Variant.parse("abc2").kappa

@@ -23,12 +23,12 @@ from typing import Callable, Sequence
 
 import numpy as np
 import torch
+from torch import nn
 
 from tasks.registry import Example, Format, Task
 
 from .config import ModelConfig, ValidationError, Variant
 from .data import Encoding
-from .model import GPT
 from .train import build_model, exact_rows, leading_operand_width
 
 EVAL_TOKENS = 2**17
@@ -43,7 +43,8 @@ class Trained:
     variant: Variant
     config: ModelConfig
     encoding: Encoding
-    model: GPT
+    model: nn.Module
+    """The decoder-only :class:`~validation.model.GPT` or Duan et al.'s encoder-decoder."""
 
     @classmethod
     def from_weights(cls, task: Task, variant: Variant, config: ModelConfig, weights: dict[str, torch.Tensor],

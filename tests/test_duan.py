@@ -199,12 +199,18 @@ def test_scaffolded_parity_generalizes_far_beyond_training():
     assert result.accuracy == (1.0, 1.0)
 
 
-def test_abc_calibrates_each_seed_from_the_sinusoidal_run_of_that_seed(tmp_path, monkeypatch):
+def _tiny_parity_preset(monkeypatch):
+    """A preset that trains parity on 1-3 bits for 300 steps (a model exact on some inputs)."""
     small = dataclasses.replace(registry.get("duan_parity_scratchpad"), train_range=(1, 3), bins=((1, 3), (4, 6)))
     tiny = protocol.Preset("tiny", "a test", lambda t, v: protocol.Plan(
         small, ModelConfig(1, 2, 32), TrainConfig(lr=3e-3, steps=300, warmup=20, eval_every=300, test_size=50)),
         seeds=1, count_threshold=0.0)
     monkeypatch.setitem(protocol.PRESETS, "tiny", tiny)
+    return small, tiny
+
+
+def test_abc_calibrates_each_seed_from_the_sinusoidal_run_of_that_seed(tmp_path, monkeypatch):
+    small, tiny = _tiny_parity_preset(monkeypatch)
     store = Store(tmp_path)
     result = validate("duan_parity_scratchpad", tiny, "abc2", store=store)
     (first,) = [r for r in store.runs() if r.spec.variant == "sinusoidal"]
@@ -224,11 +230,7 @@ def test_abc_calibrates_each_seed_from_the_sinusoidal_run_of_that_seed(tmp_path,
 def test_duan_experiment_reports_the_lines_abc_kept(tmp_path, monkeypatch):
     from validation import arithmetic
 
-    small = dataclasses.replace(registry.get("duan_parity_scratchpad"), train_range=(1, 3), bins=((1, 3), (4, 6)))
-    tiny = protocol.Preset("tiny", "a test", lambda t, v: protocol.Plan(
-        small, ModelConfig(1, 2, 32), TrainConfig(lr=3e-3, steps=300, warmup=20, eval_every=300, test_size=50)),
-        seeds=1, count_threshold=0.0)
-    monkeypatch.setitem(protocol.PRESETS, "tiny", tiny)
+    _tiny_parity_preset(monkeypatch)
     chosen = arithmetic.EXPERIMENTS["duan"]
     runs = (arithmetic.Run("duan_parity_scratchpad", "sinusoidal", arithmetic.FAILS),
             arithmetic.Run("duan_parity_scratchpad", "abc2", arithmetic.GENERALIZES))

@@ -92,12 +92,9 @@ def _paper_plan(task: Task, variant: Variant) -> Plan:
         return Plan(task, ModelConfig(2, 2, 64), train,
                     "formal-language protocol (batch 16, lr 1e-5, weight decay 0.1); the paper searched layers "
                     "{1,2,4} x heads {1,2,4} x width {32,64}: use --grid for that search")
-    if task.name.startswith("sabbaghi_"):
-        return _sabbaghi_plan(task, variant, cpu=False)
-    if task.name.startswith("xu_"):
-        return _xu_plan(task, variant, cpu=False)
-    if task.name.startswith("duan_"):
-        return _duan_plan(task, variant, cpu=False)
+    own = _arithmetic_plan(task, variant, cpu=False)
+    if own is not None:
+        return own
     published = _published_config(task, variant)
     if published is None:
         model, lr = ModelConfig(2, 2, 64), 1e-3
@@ -258,13 +255,18 @@ successors after 1,000 steps and the scaffolded one on 60-bit parity after 500; 
 addition the sinusoidal model was exact on 86% after 4,000 steps."""
 
 
+def _arithmetic_plan(task: Task, variant: Variant, *, cpu: bool) -> Plan | None:
+    """The plan of an arithmetic paper's own protocol (None for other tasks)."""
+    for prefix, plan in (("xu_", _xu_plan), ("duan_", _duan_plan), ("sabbaghi_", _sabbaghi_plan)):
+        if task.name.startswith(prefix):
+            return plan(task, variant, cpu=cpu)
+    return None
+
+
 def _cpu_plan(task: Task, variant: Variant) -> Plan:
-    if task.name.startswith("duan_"):
-        return _duan_plan(task, variant, cpu=True)
-    if task.name.startswith("sabbaghi_"):
-        return _sabbaghi_plan(task, variant, cpu=True)
-    if task.name.startswith("xu_"):
-        return _xu_plan(task, variant, cpu=True)
+    own = _arithmetic_plan(task, variant, cpu=True)
+    if own is not None:
+        return own
     paper = _paper_plan(task, variant)
     budget = CPU_BUDGETS.get(task.name, DEFAULT_BUDGET)
     formal = task.family == "formal"

@@ -125,6 +125,14 @@ def offsets(family: Family, where: Layout) -> tuple[torch.Tensor, torch.Tensor]:
     return c, on
 
 
+def table_index(family: Family, where: Layout, half: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The column of a table of offsets -half .. half that every (query, key) pair reads (clamped),
+    and whether the pair is on a line of the family within the table."""
+    c, on = offsets(family, where)
+    index = c + half
+    return index.clamp(0, 2 * half), on & (index >= 0) & (index <= 2 * half)
+
+
 def bias(table: torch.Tensor, families: Sequence[Family], where: Layout) -> torch.Tensor:
     """The bias (batch, heads, length, length) of ``table`` (heads, families, 2 half + 1): per pair,
     the largest value over the families whose line it is on."""
@@ -132,10 +140,8 @@ def bias(table: torch.Tensor, families: Sequence[Family], where: Layout) -> torc
     batch, length = where.source.shape
     result = torch.full((table.shape[0], batch, length, length), MASKED, device=table.device, dtype=table.dtype)
     for f, family in enumerate(families):
-        c, on = offsets(family, where)
-        index = c + half
-        on = on & (index >= 0) & (index <= 2 * half)
-        value = table[:, f][:, index.clamp(0, 2 * half)]
+        index, on = table_index(family, where, half)
+        value = table[:, f][:, index]
         result = torch.maximum(result, torch.where(on, value, MASKED))
     return result.transpose(0, 1)
 
@@ -205,9 +211,8 @@ class LineSums:
         half = (self.sums.shape[-1] - 1) // 2
         by_head = weights.detach().to(torch.float64).transpose(0, 1).cpu()
         for f, family in enumerate(families):
-            c, on = offsets(family, where)
-            index = c + half
-            on = (on & queries[:, :, None] & (index >= 0) & (index <= 2 * half)).cpu()
+            index, on = table_index(family, where, half)
+            on = (on & queries[:, :, None]).cpu()
             chosen = index.cpu()[on]
             self.sums[:, f].index_add_(1, chosen, by_head[:, on])
             self.counts[f].index_add_(0, chosen, torch.ones(len(chosen), dtype=torch.float64))

@@ -121,6 +121,17 @@ class Encoding:
                      torch.from_numpy(mask))
 
 
+def exact_rows(out: torch.Tensor, batch: Batch, uses_flags: bool) -> torch.Tensor:
+    """Per example (the last axis of ``out`` aside), whether every checked position is right: every
+    flag for next-set and accept tasks, the argmax token otherwise. ``out`` may carry leading axes
+    (seeds) before the batch's."""
+    if uses_flags:
+        right = ((out > 0) == (batch.targets > 0.5)).all(-1) | ~batch.mask
+    else:
+        right = (out.argmax(-1) == batch.targets) | (batch.targets == IGNORE)
+    return right.all(-1)
+
+
 def _longest_test_sequence(task: Task) -> int:
     rng = np.random.default_rng(0)
     low, high = task.bins[-1]

@@ -28,8 +28,8 @@ from torch import nn
 from tasks.registry import Example, Format, Task
 
 from .config import ModelConfig, ValidationError, Variant
-from .data import Encoding
-from .train import build_model, exact_rows, leading_operand_width
+from .data import Encoding, exact_rows
+from .train import build_model, leading_operand_width
 
 EVAL_TOKENS = 2**17
 """Tokens per evaluation chunk (bounds the memory of a probe)."""

@@ -42,7 +42,7 @@ from tasks.registry import Example
 
 from . import attention_bias as lines
 from .config import ModelConfig, ValidationError, Variant
-from .data import IGNORE, PAD, Encoding
+from .data import IGNORE, PAD, Encoding, exact_rows
 
 SEP = "<sep>"
 OPERATORS = ("+", "*")
@@ -151,12 +151,11 @@ class EncoderDecoder(nn.Module):
     def _index(self, where: lines.Layout) -> tuple[torch.Tensor, torch.Tensor]:
         """The position index of each source token and of each output."""
         if self.positions == "abs":
-            index = torch.full_like(where.source_index, 0)
             best = torch.full_like(where.source_index, 1 << 30)
             for family in self.aligned:
                 r, covered = lines.distance(family, where)
                 best = torch.where(covered, torch.minimum(best, r), best)
-            index = torch.where(best < (1 << 30), best, index)
+            index = torch.where(best < (1 << 30), best, 0)  # a token off every aligned line: index 0
             return index % self.period, where.output_index.clamp(min=0) % self.period
         return where.source_index.clamp(min=0), where.output_index.clamp(min=0)
 
@@ -211,7 +210,7 @@ def calibrate(model: EncoderDecoder, encoding: Encoding, examples: Sequence[Exam
             batch = encoding.collate(examples[start:start + batch_size]).to(device)
             logits, (own_weights, source_weights) = model(batch.ids, batch.positions, record=True)
             checked = batch.targets != IGNORE
-            exact = ((logits.argmax(-1) == batch.targets) | ~checked).all(-1)
+            exact = exact_rows(logits, batch, uses_flags=False)
             if not bool(exact.any()):
                 continue
             keep = exact.nonzero().squeeze(-1)

@@ -32,7 +32,7 @@ from torch.func import functional_call, stack_module_state, vmap
 from tasks.registry import Format, Task
 
 from .config import ModelConfig, TrainConfig, ValidationError, Variant
-from .data import IGNORE, Batch, Encoding, TrainingStream, held_out_sets
+from .data import IGNORE, Batch, Encoding, TrainingStream, exact_rows, held_out_sets
 from .model import GPT, positional_penalty
 from .seq2seq import EncoderDecoder
 
@@ -128,15 +128,6 @@ def build_model(encoding: Encoding, variant: Variant, config: ModelConfig, unifo
                n_flags=len(encoding.flags), uniform=uniform)
 
 
-def exact_rows(out: torch.Tensor, batch: Batch, uses_flags: bool) -> torch.Tensor:
-    """Per example (the last axis of ``out`` aside), whether every checked position is right: every
-    flag for next-set and accept tasks, the argmax token otherwise. ``out`` may carry leading axes
-    (seeds) before the batch's."""
-    if uses_flags:
-        right = ((out > 0) == (batch.targets > 0.5)).all(-1) | ~batch.mask
-    else:
-        right = (out.argmax(-1) == batch.targets) | (batch.targets == IGNORE)
-    return right.all(-1)
 
 
 def _decays(name: str) -> bool:
@@ -181,7 +172,7 @@ class SeedGroup:
 
     # ------------------------------------------------------------ set-up
 
-    def _model(self) -> GPT:
+    def _model(self) -> nn.Module:
         return build_model(self.encoding, self.variant, self.model_config, self.uniform)
 
     def _total_steps(self) -> int:

@@ -75,22 +75,26 @@ def cascades_table(found: Sequence[Cascades]) -> list[str]:
 
 
 def plot_curves(curves: Sequence[Curve], path: Path, title: str) -> Path:
-    """Accuracy against number of digits, one panel per task, one colour per variant; dashed:
-    the share answered as on truncated operands; grey: the trained digits."""
+    """Accuracy against number of digits, one panel per task (each with its legend), one colour per
+    variant across panels; dashed: the share answered as on truncated operands; grey: the trained
+    digits."""
     plt = pyplot()
     tasks = list(dict.fromkeys(c.task for c in curves))
+    colour = {variant: f"C{k}" for k, variant in enumerate(dict.fromkeys(c.variant for c in curves))}
     figure, panels = plt.subplots(1, len(tasks), figsize=(3.4 * len(tasks), 3.2), squeeze=False, sharey=True)
     for axes, task in zip(panels[0], tasks):
         chosen = [c for c in curves if c.task == task]
         axes.axvspan(0.5, chosen[0].trained_digits + 0.5, color="0.92", label="trained digits")
-        for k, c in enumerate(chosen):
-            axes.plot(c.lengths, c.accuracy, marker="o", markersize=3, color=f"C{k}", label=f"{c.variant} accuracy")
+        for c in chosen:
+            axes.plot(c.lengths, c.accuracy, marker="o", markersize=3, color=colour[c.variant],
+                      label=f"{c.variant} accuracy")
             if c.truncated is not None:
-                axes.plot(c.lengths, c.truncated, linestyle="--", color=f"C{k}", label=f"{c.variant}: truncated answer")
+                axes.plot(c.lengths, c.truncated, linestyle="--", color=colour[c.variant],
+                          label=f"{c.variant}: truncated answer")
         axes.set(title=task, xlabel="digits", ylim=(-0.03, 1.03))
         axes.title.set_fontsize(9)
+        axes.legend(fontsize=6, loc="center left")
     panels[0][0].set_ylabel("exact match")
-    panels[0][0].legend(fontsize=6, loc="center left")
     figure.suptitle(title, fontsize=10)
     figure.tight_layout()
     figure.savefig(path, dpi=110)

@@ -249,6 +249,54 @@ def test_validate_tries_seeds_until_enough_count(tmp_path):
     assert [r.spec.seed for r in result.runs] == [0, 1, 2, 3] and result.counted == ()
 
 
+def _fine_tuning_preset(fine_tune: TrainConfig, first: str = "xu_addition"):
+    """Trains ``first`` from a fresh start and every other task with ``fine_tune``."""
+    return protocol.Preset("tiny", "tests", lambda task, variant: protocol.Plan(
+        task, TINY, QUICK if task.name == first else fine_tune), seeds=2, count_threshold=0.0)
+
+
+def test_a_fine_tuned_run_starts_from_the_same_seed_of_the_named_task(tmp_path):
+    store = Store(tmp_path)
+    still = dataclasses.replace(QUICK, lr=1e-9, start_from="xu_addition")  # steps that barely move the weights
+    tuned = validate("xu_mod100_addition", _fine_tuning_preset(still), "ape", store=store)
+    assert {r.spec.task for r in store.runs()} == {"xu_addition", "xu_mod100_addition"}
+    first = validate("xu_addition", _fine_tuning_preset(still), "ape", store=store)  # found, not retrained
+    assert len(store.runs()) == 4
+    for run, source in zip(tuned.runs, first.runs):
+        assert run.spec.seed == source.spec.seed and run.spec.train.start_from == "xu_addition"
+        after, before = store.weights(run), store.weights(source)
+        assert all(torch.allclose(after[name], before[name], atol=1e-5) for name in before)
+    other = store.weights(first.runs[1])
+    assert not torch.allclose(store.weights(tuned.runs[0])["wte.weight"], other["wte.weight"], atol=1e-3)
+
+
+def test_fine_tuning_refuses_other_vocabularies_and_chains_and_changes_nothing(tmp_path):
+    store = Store(tmp_path)
+    with pytest.raises(ValidationError, match="vocabularies differ"):
+        validate("bin_majority", _fine_tuning_preset(dataclasses.replace(QUICK, start_from="xu_addition")), "ape",
+                 store=store)
+    chained = _fine_tuning_preset(dataclasses.replace(QUICK, start_from="xu_mod100_addition"), first="none")
+    with pytest.raises(ValidationError, match="cannot itself start from"):
+        validate("xu_mod101_addition", chained, "ape", store=store)
+    assert store.runs() == []
+
+
+def test_fresh_runs_keep_their_store_keys_and_fine_tuned_ones_get_their_own():
+    fresh = RunSpec("xu_addition", "ape", TINY, QUICK, 0)
+    tuned = dataclasses.replace(fresh, train=dataclasses.replace(QUICK, start_from="bin_majority"))
+    assert "start_from" not in fresh.to_json()["train"] and tuned.to_json()["train"]["start_from"] == "bin_majority"
+    assert fresh.key != tuned.key
+
+
+def test_xu_modular_tasks_fine_tune_from_the_plain_operation_under_the_cpu_preset():
+    cpu, paper = protocol.PRESETS["cpu"], protocol.PRESETS["paper"]
+    ape = Variant.parse("ape")
+    assert cpu.plan(registry.get("xu_mod101_addition"), ape).train.start_from == "xu_addition"
+    assert cpu.plan(registry.get("xu_mod50_multiplication"), ape).train.start_from == "xu_multiplication"
+    assert cpu.plan(registry.get("xu_addition"), ape).train.start_from is None
+    assert paper.plan(registry.get("xu_mod101_addition"), ape).train.start_from is None
+
+
 # ---------------------------------------------------------------- protocol
 
 

@@ -151,6 +151,9 @@ class TrainConfig:
     test_size: int = 2_000
     epochs: int | None = None
     train_size: int | None = None
+    start_from: str | None = None
+    """A task whose run under the same preset, variant and seed gives the starting weights
+    (fine-tuning; None: a fresh initialisation)."""
 
     def __post_init__(self) -> None:
         problems = [name for name in ("lr", "steps", "batch_size", "eval_every", "test_size")
@@ -179,6 +182,8 @@ class RunSpec:
         data = dataclasses.asdict(self)
         if not self.model.encoder:
             del data["model"]["encoder"]  # decoder runs keep the keys they had before encoders existed
+        if self.train.start_from is None:
+            del data["train"]["start_from"]  # as do runs trained from a fresh initialisation
         return data
 
     @property

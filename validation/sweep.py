@@ -25,6 +25,7 @@ from tasks import registry
 from tasks.registry import Task
 
 from .config import RunSpec, ValidationError, Variant
+from .data import Encoding
 from .protocol import PAPER_GRID, Plan, Preset
 from .probe import Trained
 from .seq2seq import CALIBRATION_EXAMPLES, calibrate, calibration_examples
@@ -66,40 +67,78 @@ def validate(task_name: str, preset: Preset, variant: str = "ape", *, store: Sto
         specs = [RunSpec(task.name, kind.name, plan.model, plan.train, seed, preset.name,
                          plan.task.train_range, plan.task.bins)
                  for seed in range(tried, min(tried + missing, wanted * preset.max_attempts))]
-        biases = None
-        if kind.positions == "abc":
-            biases = lambda seeds: calibrations(task, preset, kind, seeds, store=store, device=device,
-                                                progress=progress)
-        runs.extend(train_specs(plan, kind, specs, store=store, device=device, progress=progress, biases=biases))
+        initial = _first_stages(task, preset, kind, plan, store=store, device=device, progress=progress)
+        runs.extend(train_specs(plan, kind, specs, store=store, device=device, progress=progress, initial=initial))
         tried += len(specs)
     counted = [r for r in runs if preset.counts(r.spec.model, r.accuracy)]
     return Validation(task.name, kind.name, preset.name, plan, tuple(runs), tuple(counted[:wanted]))
 
 
-def calibrations(task: Task, preset: Preset, variant: Variant, seeds: list[int], *, store: Store,
-                 device: str = "cpu", progress: Progress | None = None) -> dict[int, tuple[torch.Tensor, torch.Tensor]]:
-    """ABC's first stage for ``seeds``: seed s of the preset's ``sinusoidal`` run (trained if the
-    store lacks it), calibrated into (self, cross) bias tables for seed s of ``variant``."""
-    stage = Variant.parse("sinusoidal")
-    plan = preset.plan(task, stage)
-    specs = [RunSpec(task.name, stage.name, plan.model, plan.train, seed, preset.name, plan.task.train_range,
+Initial = Callable[[list[int]], dict[int, dict[str, torch.Tensor]]]
+"""Given seeds, the tensors each of them starts from (a first stage's output)."""
+
+
+def _first_stages(task: Task, preset: Preset, variant: Variant, plan: Plan, *, store: Store, device: str,
+                  progress: Progress | None) -> Initial | None:
+    """What the seeds of a two-stage run start from: ABC's calibrated tables, the weights of the
+    run ``plan.train.start_from`` names, or both (None for a run from a fresh initialisation)."""
+    stages: list[Initial] = []
+    if variant.positions == "abc":
+        stages.append(lambda seeds: calibrations(task, preset, variant, seeds, store=store, device=device,
+                                                 progress=progress))
+    if plan.train.start_from:
+        stages.append(lambda seeds: starting_weights(task, preset, variant, plan.train.start_from, seeds,
+                                                     store=store, device=device, progress=progress))
+    if not stages:
+        return None
+    return lambda seeds: {seed: {name: t for stage in stages for name, t in stage(seeds)[seed].items()}
+                          for seed in seeds}
+
+
+def first_stage(task: Task, preset: Preset, variant: Variant, seeds: list[int], *, store: Store, device: str = "cpu",
+                progress: Progress | None = None) -> tuple[Plan, list[StoredRun]]:
+    """Seeds ``seeds`` of ``task`` and ``variant`` under ``preset``, trained if the store lacks them."""
+    plan = preset.plan(task, variant)
+    if plan.train.start_from:
+        raise ValidationError(f"task {task.name!r}: a first stage cannot itself start from another run "
+                              f"({plan.train.start_from!r})")
+    specs = [RunSpec(task.name, variant.name, plan.model, plan.train, seed, preset.name, plan.task.train_range,
                      plan.task.bins) for seed in seeds]
+    return plan, train_specs(plan, variant, specs, store=store, device=device, progress=progress)
+
+
+def calibrations(task: Task, preset: Preset, variant: Variant, seeds: list[int], *, store: Store,
+                 device: str = "cpu", progress: Progress | None = None) -> dict[int, dict[str, torch.Tensor]]:
+    """ABC's first stage for ``seeds``: seed s of the preset's ``sinusoidal`` run (trained if the
+    store lacks it), calibrated into the bias tables of seed s of ``variant``."""
+    stage = Variant.parse("sinusoidal")
+    plan, runs = first_stage(task, preset, stage, seeds, store=store, device=device, progress=progress)
     tables = {}
-    for run in train_specs(plan, stage, specs, store=store, device=device, progress=progress):
+    for run in runs:
         trained = Trained.from_weights(plan.task, stage, plan.model, store.weights(run), device)
         examples = calibration_examples(plan.task, CALIBRATION_EXAMPLES, run.spec.seed)
         own, cross, _ = calibrate(trained.model, trained.encoding, examples, kappa_cross=variant.kappa)
-        tables[run.spec.seed] = (own, cross)
+        tables[run.spec.seed] = {"self_bias": own, "cross_bias": cross}
     return tables
 
 
+def starting_weights(task: Task, preset: Preset, variant: Variant, source: str, seeds: list[int], *, store: Store,
+                     device: str = "cpu", progress: Progress | None = None) -> dict[int, dict[str, torch.Tensor]]:
+    """Fine-tuning's first stage: the trained weights of seed s of task ``source`` (same preset and
+    variant, trained if the store lacks it) for seed s of ``task``. The two tasks must share a
+    vocabulary, so that every token keeps its embedding."""
+    first = registry.get(source)
+    if Encoding.of(first).vocabulary != Encoding.of(task).vocabulary:
+        raise ValidationError(f"task {task.name!r} cannot start from {source!r}: their vocabularies differ")
+    _, runs = first_stage(first, preset, variant, seeds, store=store, device=device, progress=progress)
+    return {run.spec.seed: store.weights(run) for run in runs}
+
+
 def train_specs(plan: Plan, variant: Variant, specs: list[RunSpec], *, store: Store, device: str = "cpu",
-                progress: Progress | None = None,
-                biases: Callable[[list[int]], dict[int, tuple[torch.Tensor, torch.Tensor]]] | None = None,
-                ) -> list[StoredRun]:
+                progress: Progress | None = None, initial: Initial | None = None) -> list[StoredRun]:
     """The stored runs of ``specs`` (which share everything but the seed), training the missing ones
     together; a group saved in progress under the same configuration continues where it stopped.
-    ``biases(seeds)`` gives ABC's bias tables of the seeds to train."""
+    ``initial(seeds)`` gives the tensors the seeds to train start from."""
     done = {spec.seed: store.finished(spec) for spec in specs}
     pending = [spec for spec in specs if done[spec.seed] is None]
     if pending:
@@ -115,7 +154,7 @@ def train_specs(plan: Plan, variant: Variant, specs: list[RunSpec], *, store: St
                     progress(group.step, group.total_steps, f"resumed seeds {resumable} at step {group.step}")
             else:
                 group = SeedGroup(plan.task, variant, plan.model, plan.train, seeds, device=device,
-                                  progress=progress, biases=biases(seeds) if biases else None)
+                                  progress=progress, initial=initial(seeds) if initial else None)
 
             def keep(group: SeedGroup, finished: list[SeedResult]) -> None:
                 for result in finished:

@@ -135,13 +135,34 @@ def _decays(name: str) -> bool:
     return not (name.endswith("bias") or ".ln_" in f".{name}")
 
 
+def overwrite(model: nn.Module, weights: Mapping[str, torch.Tensor]) -> None:
+    """Replace some of a fresh model's tensors: a first stage's weights, or ABC's bias tables.
+
+    >>> from tasks import registry
+    >>> from validation.config import ModelConfig
+    >>> model = build_model(Encoding.of(registry.get("bin_majority")), Variant.parse("ape"), ModelConfig(1, 1, 8))
+    >>> overwrite(model, {"wpe.weight": torch.zeros(3, 3)})
+    Traceback (most recent call last):
+    ...
+    validation.config.ValidationError: starting weights do not fit this model: wpe.weight (shape or name differs)
+    """
+    state = model.state_dict()
+    wrong = [name for name, t in weights.items() if name not in state or state[name].shape != t.shape]
+    if wrong:
+        raise ValidationError(f"starting weights do not fit this model: {', '.join(wrong)} (shape or name differs)")
+    with torch.no_grad():
+        for name, t in weights.items():
+            state[name].copy_(t)
+
+
 class SeedGroup:
-    """Seeds of one (task, variant, model, training) configuration, trained together."""
+    """Seeds of one (task, variant, model, training) configuration, trained together; ``initial``
+    maps a seed to tensors that replace its fresh ones (see :func:`overwrite`)."""
 
     def __init__(self, task: Task, variant: Variant, model: ModelConfig, config: TrainConfig,
                  seeds: Sequence[int], *, device: str = "cpu", test_seed: int = 0,
                  progress: Callable[[int, int, str], None] | None = None,
-                 biases: Mapping[int, tuple[torch.Tensor, torch.Tensor]] | None = None) -> None:
+                 initial: Mapping[int, Mapping[str, torch.Tensor]] | None = None) -> None:
         if not seeds:
             raise ValidationError("no seeds to train")
         self.task, self.variant, self.model_config, self.config = task, variant, model, config
@@ -159,8 +180,8 @@ class SeedGroup:
         for seed in self.seeds:
             torch.manual_seed(seed)
             models.append(self._model())
-            if biases is not None:
-                models[-1].set_biases(*biases[seed])  # ABC's calibrated tables, one pair per seed
+            if initial is not None:
+                overwrite(models[-1], initial[seed])
         self.base = self._model().to("meta")
         self.frozen = {name for name, p in models[0].named_parameters() if not p.requires_grad}
         params, _ = stack_module_state(models)

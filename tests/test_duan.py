@@ -20,7 +20,7 @@ from validation.data import Encoding
 from validation.seq2seq import EncoderDecoder, calibrate
 from validation.store import Store
 from validation.sweep import validate
-from validation.train import SeedGroup
+from validation.train import SeedGroup, overwrite
 
 DUAN = ("duan_successor", "duan_addition", "duan_n_times_1", "duan_parity_scratchpad")
 
@@ -131,7 +131,7 @@ def test_outputs_depend_on_the_past_only_and_not_on_the_batch(variant):
     torch.manual_seed(0)
     model = EncoderDecoder(ModelConfig(2, 2, 16), encoding, Variant.parse(variant)).eval()
     if variant.startswith("abc"):
-        model.set_biases(torch.rand_like(model.self_bias), torch.rand_like(model.cross_bias))
+        overwrite(model, {"self_bias": torch.rand_like(model.self_bias), "cross_bias": torch.rand_like(model.cross_bias)})
     with torch.no_grad():
         together = model(batch.ids)
         alone = model(encoding.collate(examples[:1]).ids)

@@ -103,7 +103,8 @@ class DecoderBlock(nn.Module):
 class EncoderDecoder(nn.Module):
     """The model; ``variant.positions`` is ``sin``, ``abs`` or ``abc`` (see the module's text).
     The bias tables are frozen parameters (``requires_grad`` False), so they travel with the
-    weights; a model built for ``abc`` has MASKED tables until :meth:`set_biases` is called."""
+    weights; a model built for ``abc`` has MASKED tables until calibrated ones replace them
+    (:func:`validation.train.overwrite`)."""
 
     def __init__(self, config: ModelConfig, encoding: Encoding, variant: Variant, *,
                  window: int = 1, period: int = 3) -> None:
@@ -138,15 +139,6 @@ class EncoderDecoder(nn.Module):
                 nn.init.normal_(module.weight, std=0.02)
             if isinstance(module, nn.Linear) and module.bias is not None:
                 nn.init.zeros_(module.bias)
-
-    def set_biases(self, self_table: torch.Tensor, cross_table: torch.Tensor) -> None:
-        """Install calibrated tables (shapes as built)."""
-        if self.self_bias is None or self.self_bias.shape != self_table.shape \
-                or self.cross_bias.shape != cross_table.shape:
-            raise ValidationError("calibrated bias tables do not match this model's heads and lengths")
-        with torch.no_grad():
-            self.self_bias.copy_(self_table)
-            self.cross_bias.copy_(cross_table)
 
     def _index(self, where: lines.Layout) -> tuple[torch.Tensor, torch.Tensor]:
         """The position index of each source token and of each output."""

@@ -91,8 +91,12 @@ def _first_stages(task: Task, preset: Preset, variant: Variant, plan: Plan, *, s
                                                      store=store, device=device, progress=progress))
     if not stages:
         return None
-    return lambda seeds: {seed: {name: t for stage in stages for name, t in stage(seeds)[seed].items()}
-                          for seed in seeds}
+
+    def initial(seeds: list[int]) -> dict[int, dict[str, torch.Tensor]]:
+        given = [stage(seeds) for stage in stages]
+        return {seed: {name: t for tensors in given for name, t in tensors[seed].items()} for seed in seeds}
+
+    return initial
 
 
 def first_stage(task: Task, preset: Preset, variant: Variant, seeds: list[int], *, store: Store, device: str = "cpu",

@@ -32,7 +32,7 @@ from typing import Sequence
 
 import torch
 
-from .config import ValidationError
+from .config import DUAN_KAPPA, ValidationError
 
 MASKED = -1e4
 """The bias of a pair on no kept line: exp(-1e4) is 0 in float32, and the scores keep their
@@ -258,6 +258,6 @@ def kept(table: torch.Tensor, families: Sequence[Family]) -> list[list[str]]:
              if table[h, f, c] > MASKED] for h in range(table.shape[0])]
 
 
-KAPPA_CROSS, KAPPA_SELF = 4.5, 0.87
+KAPPA_CROSS, KAPPA_SELF = DUAN_KAPPA, 0.87
 """Duan et al.'s thresholds: mean + 4.5 std for cross-attention lines, mean + 0.87 std for
 self-attention lines."""

@@ -128,8 +128,6 @@ def build_model(encoding: Encoding, variant: Variant, config: ModelConfig, unifo
                n_flags=len(encoding.flags), uniform=uniform)
 
 
-
-
 def _decays(name: str) -> bool:
     """AdamW weight decay applies to weights and embeddings, not to biases or LayerNorm gains."""
     return not (name.endswith("bias") or ".ln_" in f".{name}")

@@ -167,7 +167,9 @@ def test_calibration_keeps_the_line_the_attention_follows():
     assert all("end:moving 0" in head for head in lines.kept(table, lines.CROSS))
     heaviest = sums.mass().nan_to_num(-1.0).flatten(1).argmax(1)
     assert heaviest.tolist() == [lines.CROSS.index(aligned) * (2 * model.half + 1) + model.half] * 2
-    assert table[0, lines.CROSS.index(aligned), model.half] == pytest.approx(1.0)  # every cell of it weighs 1
+    c, on = lines.offsets(aligned, where)
+    outputs_on_it = float((on & (c == 0)).any(-1).sum()) / len(examples)  # each gives it weight 1
+    assert table[0, lines.CROSS.index(aligned), model.half] == pytest.approx(outputs_on_it)
     strict = lines.calibrated(sums, kappa=100.0)
     assert lines.kept(strict, lines.CROSS) == [[], []]
 

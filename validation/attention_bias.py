@@ -218,10 +218,6 @@ class LineSums:
             self.counts[f].index_add_(0, chosen, torch.ones(len(chosen), dtype=torch.float64))
         self.examples += weights.shape[0]
 
-    def means(self) -> torch.Tensor:
-        """The mean weight of a cell of every line (NaN where a line was never seen)."""
-        return self.sums / self.counts.where(self.counts > 0, torch.nan)
-
     def mass(self) -> torch.Tensor:
         """The attention weight every line collects in an example, on average (NaN where a line
         was never seen): long lines that every output follows stand out, short ones do not."""
@@ -230,11 +226,12 @@ class LineSums:
 
 def calibrated(lines: LineSums, kappa: float) -> torch.Tensor:
     """ABC's table: per head, the lines whose mass (:meth:`LineSums.mass`) exceeds the mean of that
-    head's line masses by ``kappa`` standard deviations keep their mean cell weight as bias; all
-    other lines are MASKED.
+    head's line masses by ``kappa`` standard deviations keep their mass as bias (the sum along the
+    line of the mean attention matrix, as in Duan et al.'s released code); all other lines are
+    MASKED. A line every output follows thus outweighs one that a few outputs glance at.
 
-    >>> sums = LineSums(torch.tensor([[[0.9, 0.0, 0.05, 0.02, 0.0]]]), torch.tensor([[1.0, 1, 1, 1, 0]]), 1)
-    >>> calibrated(sums, kappa=1.0).round(decimals=2).tolist()
+    >>> sums = LineSums(torch.tensor([[[1.8, 0.0, 0.1, 0.04, 0.0]]]), torch.tensor([[2.0, 2, 1, 1, 0]]), 2)
+    >>> calibrated(sums, kappa=1.0).tolist()
     [[[0.8999999761581421, -10000.0, -10000.0, -10000.0, -10000.0]]]
     """
     mass = lines.mass()
@@ -244,7 +241,7 @@ def calibrated(lines: LineSums, kappa: float) -> torch.Tensor:
     mean = torch.where(mask, flat, 0).sum(1) / count
     spread = (torch.where(mask, flat - mean[:, None], 0).square().sum(1) / count).sqrt()
     keep = seen & (mass > (mean + kappa * spread)[:, None, None])
-    return torch.where(keep, lines.means(), MASKED).to(torch.float32)
+    return torch.where(keep, mass, MASKED).to(torch.float32)
 
 
 def kept(table: torch.Tensor, families: Sequence[Family]) -> list[list[str]]:

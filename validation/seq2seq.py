@@ -188,7 +188,7 @@ def calibrate(model: EncoderDecoder, encoding: Encoding, examples: Sequence[Exam
               kappa_cross: float = lines.KAPPA_CROSS, kappa_self: float = lines.KAPPA_SELF,
               batch_size: int = 256) -> tuple[torch.Tensor, torch.Tensor, int]:
     """ABC's (self, cross) bias tables from a trained model: its last block's attention weights on
-    the ``examples`` it answers exactly, averaged along every line, thresholded per head. Also
+    the ``examples`` it answers exactly, summed along every line per example, thresholded per head. Also
     returns how many examples were used; refuses when none is answered exactly.
     """
     heads = model.config.n_head

@@ -57,6 +57,7 @@ def validate(task_name: str, preset: Preset, variant: str = "ape", *, store: Sto
     wanted = seeds if seeds is not None else preset.seeds
     if wanted < 1:
         raise ValidationError(f"--seeds {wanted}: at least one seed is needed")
+    initial = _first_stages(task, preset, kind, plan, store=store, device=device, progress=progress)
     runs: list[StoredRun] = []
     tried = 0
     while tried < wanted * preset.max_attempts:
@@ -67,7 +68,6 @@ def validate(task_name: str, preset: Preset, variant: str = "ape", *, store: Sto
         specs = [RunSpec(task.name, kind.name, plan.model, plan.train, seed, preset.name,
                          plan.task.train_range, plan.task.bins)
                  for seed in range(tried, min(tried + missing, wanted * preset.max_attempts))]
-        initial = _first_stages(task, preset, kind, plan, store=store, device=device, progress=progress)
         runs.extend(train_specs(plan, kind, specs, store=store, device=device, progress=progress, initial=initial))
         tried += len(specs)
     counted = [r for r in runs if preset.counts(r.spec.model, r.accuracy)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import sqlite3
 
 import numpy as np
@@ -174,6 +175,66 @@ def test_per_seed_clipping_matches_one_model_alone():
     group.train_step(), single.train_step()
     for name, p in single.params.items():
         assert torch.allclose(group.params[name][1], p[0], atol=1e-6), name
+
+
+def test_dropout_is_part_of_the_label_and_of_no_key_without_it():
+    assert ModelConfig.parse("2l4h64d-enc-drop0.1") == ModelConfig(2, 4, 64, encoder=True, dropout=0.1)
+    assert ModelConfig(2, 4, 64, encoder=True, dropout=0.1).label == "2l4h64d-enc-drop0.1"
+    assert ModelConfig.parse("2l4h64d").dropout == 0.0
+    with pytest.raises(ValidationError, match="dropout"):
+        ModelConfig(1, 1, 16, dropout=1.0)
+    plain = RunSpec("parity", "ape", TINY, QUICK, seed=0)
+    assert "dropout" not in plain.to_json()["model"]  # runs stored before dropout existed keep their keys
+    dropped = dataclasses.replace(plain, model=dataclasses.replace(TINY, dropout=0.1))
+    assert dropped.to_json()["model"]["dropout"] == 0.1 and dropped.key != plain.key
+
+
+@pytest.mark.parametrize("variant", ["ape", "rpe4"])
+def test_dropout_acts_only_while_training(variant):
+    torch.manual_seed(0)
+    model = GPT(ModelConfig(2, 2, 16, dropout=0.5), vocab_size=6, n_positions=8, variant=variant)
+    ids, positions = torch.tensor([[4, 0, 1, 5, 2, 3]]), torch.arange(6)[None]
+    model.eval()
+    evaluated = model(ids, positions)
+    assert torch.equal(evaluated, model(ids, positions))
+    model.train()
+    assert not torch.allclose(model(ids, positions), evaluated)
+    plain = GPT(ModelConfig(2, 2, 16), vocab_size=6, n_positions=8, variant=variant)
+    plain.load_state_dict(model.state_dict())  # dropout adds no parameters
+    assert torch.allclose(plain.train()(ids, positions), evaluated, atol=1e-6)
+
+
+def test_dropout_runs_are_reproducible_alone_and_after_a_resume():
+    task, ape, dropped = registry.get("parity"), Variant.parse("ape"), dataclasses.replace(TINY, dropout=0.3)
+    group = SeedGroup(task, ape, dropped, QUICK, seeds=(0, 1))
+    outside = torch.get_rng_state()
+    for _ in range(3):
+        group.train_step()
+    buffer = io.BytesIO()
+    torch.save(group.state(), buffer)
+    for _ in range(3):
+        group.train_step()
+    assert torch.equal(torch.get_rng_state(), outside)  # masks come from the seeds' own streams
+
+    resumed = SeedGroup(task, ape, dropped, QUICK, seeds=(0, 1))
+    buffer.seek(0)
+    resumed.restore(torch.load(buffer, weights_only=True))
+    for _ in range(3):
+        resumed.train_step()
+    alone = SeedGroup(task, ape, dropped, QUICK, seeds=(1,))
+    undropped = SeedGroup(task, ape, TINY, QUICK, seeds=(1,))
+    for _ in range(6):
+        alone.train_step(), undropped.train_step()
+    for name, p in group.params.items():
+        assert torch.equal(resumed.params[name], p), name
+        assert torch.allclose(alone.params[name][0], p[1], atol=1e-6), name
+    assert any(not torch.allclose(undropped.params[n][0], p[1], atol=1e-4) for n, p in group.params.items())
+
+
+def test_the_encoder_decoder_refuses_dropout():
+    with pytest.raises(ValidationError, match="dropout"):
+        SeedGroup(registry.get("duan_successor"), Variant.parse("sinusoidal"), dataclasses.replace(TINY, dropout=0.1),
+                  QUICK, seeds=(0,))
 
 
 def test_unknown_device_is_refused():

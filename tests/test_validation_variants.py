@@ -135,7 +135,7 @@ def test_sabbaghi_plans_train_encoders_and_refuse_other_variants():
     assert cpu.model.encoder and cpu.task.bins == ((1, 5), (6, 10), (11, 20)) and cpu.task.train_range == (1, 5)
     assert not cpu.train.stop_when_exact  # extrapolation keeps changing after the training range is exact
     paper = protocol.PRESETS["paper"].plan(addition, Variant.parse("ape"))
-    assert paper.model == ModelConfig(6, 8, 768, encoder=True) and paper.task.bins[-1] == (21, 50)
+    assert paper.model == ModelConfig(6, 8, 768, encoder=True, dropout=0.1) and paper.task.bins[-1] == (21, 50)
     assert paper.train.lr == 1e-4 and paper.train.train_size == 100_000 and not paper.train.stop_when_exact
     multiplication = protocol.PRESETS["paper"].plan(registry.get("sabbaghi_multiplication"), Variant.parse("upe"))
     assert multiplication.model.n_layer == 9 and multiplication.train.train_size == 500_000

@@ -4,7 +4,7 @@ All numerics of a run live in :class:`ModelConfig` and :class:`TrainConfig`; a :
 adds the task, variant and seed, and is the key a run is stored under.
 
 >>> ModelConfig.parse("2l4h256d")
-ModelConfig(n_layer=2, n_head=4, d_model=256, encoder=False)
+ModelConfig(n_layer=2, n_head=4, d_model=256, encoder=False, dropout=0.0)
 >>> Variant.parse("ape_reg1e-3")
 Variant(name='ape_reg1e-3', positions='ape', reg_coef=0.001, clip=0, kappa=0.0)
 >>> Variant.parse("rpe16").clip
@@ -38,24 +38,36 @@ class ModelConfig:
     n_head: int
     d_model: int
     encoder: bool = False
+    dropout: float = 0.0
+    """While training, the share of embeddings, attention weights and residual-branch outputs
+    zeroed (BERT's 0.1 in Sabbaghi et al.); label suffix ``-drop0.1``. A decoder or encoder of
+    :mod:`validation.model` only."""
 
     def __post_init__(self) -> None:
         if min(self.n_layer, self.n_head, self.d_model) < 1:
             raise ValidationError(f"model {self.label}: layers, heads and width must be positive")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValidationError(f"model {self.label}: dropout must be in [0, 1), not {self.dropout}")
         if self.d_model % self.n_head:
             raise ValidationError(f"model {self.label}: width {self.d_model} is not a multiple of {self.n_head} heads")
 
     @property
     def label(self) -> str:
-        return f"{self.n_layer}l{self.n_head}h{self.d_model}d" + ("-enc" if self.encoder else "")
+        return (f"{self.n_layer}l{self.n_head}h{self.d_model}d" + ("-enc" if self.encoder else "")
+                + (f"-drop{self.dropout:g}" if self.dropout else ""))
 
     @classmethod
     def parse(cls, text: str) -> "ModelConfig":
-        match = re.fullmatch(r"(\d+)l(\d+)h(\d+)d(-enc)?", text.strip())
+        """A model from its label.
+
+        >>> ModelConfig.parse("6l8h768d-enc-drop0.1").dropout
+        0.1
+        """
+        match = re.fullmatch(r"(\d+)l(\d+)h(\d+)d(-enc)?(?:-drop(\d*\.?\d+))?", text.strip())
         if not match:
             raise ValidationError(f"model {text!r}: expected LAYERSlHEADShWIDTHd, e.g. 2l4h256d (an encoder: "
-                                  f"2l4h256d-enc)")
-        return cls(*map(int, match.groups()[:3]), encoder=bool(match.group(4)))
+                                  f"2l4h256d-enc; with dropout: 2l4h256d-drop0.1)")
+        return cls(*map(int, match.groups()[:3]), encoder=bool(match.group(4)), dropout=float(match.group(5) or 0))
 
 
 RELATIVE_CLIP = 64
@@ -184,6 +196,8 @@ class RunSpec:
         data = dataclasses.asdict(self)
         if not self.model.encoder:
             del data["model"]["encoder"]  # decoder runs keep the keys they had before encoders existed
+        if not self.model.dropout:
+            del data["model"]["dropout"]  # and runs without dropout the keys they had before it
         if self.train.start_from is None:
             del data["train"]["start_from"]  # as do runs trained from a fresh initialisation
         if self.train.stop_when_exact:

@@ -1,5 +1,7 @@
 """A GPT-2-style causal decoder, as the paper trains it: learned absolute positions (or none),
-pre-LayerNorm blocks, a GELU MLP of width 4d, embeddings tied with the output layer, no dropout.
+pre-LayerNorm blocks, a GELU MLP of width 4d, embeddings tied with the output layer, and no
+dropout unless the config asks for it (then on the embeddings, the attention weights and each
+residual branch, as in BERT).
 The same blocks make the arithmetic papers' variants: relative and uniform positions, and an
 encoder (bidirectional attention) that predicts every output position in parallel.
 
@@ -50,7 +52,7 @@ class SelfAttention(nn.Module):
     def __init__(self, config: ModelConfig, *, clip: int = 0, uniform: int = 0) -> None:
         super().__init__()
         self.n_head, self.causal = config.n_head, not config.encoder
-        self.clip, self.uniform = clip, uniform
+        self.clip, self.uniform, self.dropout = clip, uniform, config.dropout
         self.c_attn = nn.Linear(config.d_model, 3 * config.d_model)
         self.c_proj = nn.Linear(config.d_model, config.d_model)
         head = config.d_model // config.n_head
@@ -61,9 +63,10 @@ class SelfAttention(nn.Module):
         q, k, v = self.c_attn(x).split(width, dim=2)
         heads = lambda t: t.view(batch, length, self.n_head, width // self.n_head).transpose(1, 2)
         q, k, v = heads(q), heads(k), heads(v)
+        dropout = self.dropout if self.training else 0.0
         if self.relative is None:
             # Softmax(q k^T / sqrt(d_head)) v, as one fused kernel.
-            mixed = F.scaled_dot_product_attention(q, k, v, is_causal=self.causal)
+            mixed = F.scaled_dot_product_attention(q, k, v, is_causal=self.causal, dropout_p=dropout)
         else:
             index = relative_index(length, self.clip, self.uniform, device=x.device)
             by_row = q @ self.relative.weight.t()  # (batch, heads, length, rows)
@@ -72,7 +75,8 @@ class SelfAttention(nn.Module):
             if self.causal:
                 future = torch.ones(length, length, dtype=torch.bool, device=x.device).triu(1)
                 scores = scores.masked_fill(future, float("-inf"))
-            mixed = scores.softmax(dim=-1) @ v
+            weights = scores.softmax(dim=-1)
+            mixed = (F.dropout(weights, dropout) if dropout else weights) @ v
         return self.c_proj(mixed.transpose(1, 2).reshape(batch, length, width))
 
 
@@ -87,10 +91,11 @@ class Block(nn.Module):
             nn.GELU(approximate="tanh"),
             nn.Linear(4 * config.d_model, config.d_model),
         )
+        self.drop = nn.Dropout(config.dropout) if config.dropout else nn.Identity()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = x + self.attn(self.ln_1(x))
-        return x + self.mlp(self.ln_2(x))
+        x = x + self.drop(self.attn(self.ln_1(x)))
+        return x + self.drop(self.mlp(self.ln_2(x)))
 
 
 class GPT(nn.Module):
@@ -112,6 +117,7 @@ class GPT(nn.Module):
         self.config = config
         self.wte = nn.Embedding(vocab_size, config.d_model)
         self.wpe = nn.Embedding(n_positions, config.d_model) if variant.positions == "ape" else None
+        self.drop = nn.Dropout(config.dropout) if config.dropout else nn.Identity()
         uniform = uniform if variant.positions == "upe" else 0  # clip is 0 unless positions are relative
         self.blocks = nn.ModuleList(Block(config, clip=variant.clip, uniform=uniform) for _ in range(config.n_layer))
         self.ln_f = nn.LayerNorm(config.d_model)
@@ -133,6 +139,7 @@ class GPT(nn.Module):
         x = self.wte(ids)
         if self.wpe is not None:
             x = x + self.wpe(positions)
+        x = self.drop(x)
         for block in self.blocks:
             x = block(x)
         x = self.ln_f(x)

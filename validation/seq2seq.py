@@ -111,6 +111,9 @@ class EncoderDecoder(nn.Module):
         super().__init__()
         if variant.positions not in ("sin", "abs", "abc"):
             raise ValidationError(f"variant {variant.name}: the encoder-decoder takes sinusoidal, abs or abc")
+        if config.dropout:
+            raise ValidationError(f"model {config.label}: dropout is implemented for the decoder and encoder of "
+                                  f"validation.model, not for the encoder-decoder")
         if encoding.uses_flags or SEP not in encoding.vocabulary:
             raise ValidationError(f"task {encoding.task.name!r}: the encoder-decoder needs a sequence-to-sequence "
                                   f"task (<bos> input <sep> output)")

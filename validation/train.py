@@ -1,8 +1,9 @@
 """Training: several seeds of one configuration at once, as one vmapped model.
 
 Each seed has its own initialisation (``torch.manual_seed(seed)``), its own stream of training
-examples and its own AdamW state; the seeds share only the kernels they run on, so a seed's run
-does not depend on which other seeds train beside it. Evaluation is teacher-forced exact match
+examples, its own AdamW state and, with dropout, its own random stream (such seeds run one after
+another instead of vmapped); the seeds share only the kernels they run on, so a seed's run does
+not depend on which other seeds train beside it. Evaluation is teacher-forced exact match
 per length bin; a seed stops once its first bin (the training range) is exact, and the others go
 on without it.
 
@@ -17,6 +18,7 @@ on without it.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 import warnings
@@ -40,6 +42,10 @@ from .seq2seq import EncoderDecoder
 # still faster than the unfused softmax(q k^T) v it replaces, so the warning says nothing to act on.
 warnings.filterwarnings("ignore", message="There is a performance drop because we have not yet implemented the "
                                           "batching rule for aten::_scaled_dot_product", category=UserWarning)
+
+DROPOUT_STREAM = 7_919
+"""Seed s draws its dropout masks from a generator seeded with DROPOUT_STREAM + s (its
+initialisation uses s itself)."""
 
 EVAL_ELEMENTS = 2**25
 """Attention-score elements one evaluation chunk may hold (bounds evaluation memory)."""
@@ -180,7 +186,8 @@ class SeedGroup:
             models.append(self._model())
             if initial is not None:
                 overwrite(models[-1], initial[seed])
-        self.base = self._model().to("meta")
+        self.base = self._model().to("meta").eval()  # training mode only inside _dropout_loss
+        self.random = {seed: self._fresh_random(seed) for seed in self.seeds} if model.dropout else {}
         self.frozen = {name for name, p in models[0].named_parameters() if not p.requires_grad}
         params, _ = stack_module_state(models)
         self.params = self._as_params({name: p.to(self.device) for name, p in params.items()})
@@ -211,6 +218,31 @@ class SeedGroup:
         return torch.optim.AdamW([{"params": decay, "weight_decay": self.config.weight_decay},
                                   {"params": plain, "weight_decay": 0.0}], lr=self.config.lr)
 
+    def _fresh_random(self, seed: int) -> dict[str, torch.Tensor]:
+        with torch.random.fork_rng(devices=self._cuda()):
+            torch.manual_seed(DROPOUT_STREAM + seed)
+            return self._random_now()
+
+    def _cuda(self) -> list[torch.device]:
+        return [self.device] if self.device.type == "cuda" else []
+
+    def _random_now(self) -> dict[str, torch.Tensor]:
+        now = {"cpu": torch.get_rng_state()}
+        if self._cuda():
+            now["cuda"] = torch.cuda.get_rng_state(self.device)
+        return now
+
+    @contextlib.contextmanager
+    def _random_stream(self, seed: int):
+        """Random draws inside come from ``seed``'s own stream, which then moves on; the global
+        generators are left as they were."""
+        with torch.random.fork_rng(devices=self._cuda()):
+            torch.set_rng_state(self.random[seed]["cpu"])
+            if self._cuda() and "cuda" in self.random[seed]:  # absent when a cpu checkpoint resumes on a GPU
+                torch.cuda.set_rng_state(self.random[seed]["cuda"], self.device)
+            yield
+            self.random[seed] = self._random_now()
+
     # ------------------------------------------------------------ one seed's loss, vmapped
 
     def _outputs(self, params: dict, ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
@@ -238,8 +270,15 @@ class SeedGroup:
 
     def train_step(self) -> torch.Tensor:
         """One optimizer step for every seed; returns the per-seed losses."""
-        batch = self._train_batch()
-        losses = vmap(self._seed_loss)(self.params, batch.ids, batch.positions, batch.targets, batch.mask)
+        if self.model_config.dropout:
+            # Each seed's own batch, padded to its own longest example: the masks' shapes, and so
+            # the draws, must not depend on the other seeds' examples.
+            batches = [self.encoding.collate(stream.next(self.config.batch_size)).to(self.device)
+                       for stream in self.streams]
+            losses = torch.stack([self._dropout_loss(s, batch) for s, batch in enumerate(batches)])
+        else:
+            batch = self._train_batch()
+            losses = vmap(self._seed_loss)(self.params, batch.ids, batch.positions, batch.targets, batch.mask)
         self.optimizer.zero_grad(set_to_none=True)
         losses.sum().backward()
         if self.config.grad_clip:
@@ -249,6 +288,17 @@ class SeedGroup:
         self.optimizer.step()
         self.step += 1
         return losses.detach()
+
+    def _dropout_loss(self, s: int, batch: Batch) -> torch.Tensor:
+        """Seed number ``s``'s loss on its ``batch`` in training mode, with masks from its own
+        random stream."""
+        self.base.train()
+        try:
+            with self._random_stream(self.seeds[s]):
+                params = {n: p[s] for n, p in self.params.items()}
+                return self._seed_loss(params, batch.ids, batch.positions, batch.targets, batch.mask)
+        finally:
+            self.base.eval()
 
     def _clip_per_seed(self, max_norm: float) -> None:
         grads = [p.grad for p in self.params.values() if p.grad is not None]
@@ -332,6 +382,7 @@ class SeedGroup:
                  for k, s in old["state"].items()}
         self.optimizer.load_state_dict({"state": state, "param_groups": old["param_groups"]})
         self.seeds = [self.seeds[s] for s in keep]
+        self.random = {seed: state for seed, state in self.random.items() if seed in self.seeds}
         self.streams = [self.streams[s] for s in keep]
         self.history = [self.history[s] for s in keep]
 
@@ -351,6 +402,7 @@ class SeedGroup:
             "params": {n: p.detach().cpu() for n, p in self.params.items()},
             "optimizer": self.optimizer.state_dict(),
             "streams": [s.state() for s in self.streams],
+            "random": {seed: dict(state) for seed, state in self.random.items()},
             "history": [[(e.step, list(e.accuracy)) for e in h] for h in self.history],
         }
 
@@ -360,6 +412,8 @@ class SeedGroup:
             positions = [self.seeds.index(s) for s in state["seeds"]]
             self.streams = [self.streams[k] for k in positions]
             self.seeds = list(state["seeds"])
+            if self.model_config.dropout:
+                self.random = {seed: dict(state["random"][seed]) for seed in self.seeds}
             for stream, saved in zip(self.streams, state["streams"]):
                 stream.restore(saved)
             self.params = self._as_params({n: state["params"][n].to(self.device) for n in self.params})

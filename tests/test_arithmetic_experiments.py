@@ -8,16 +8,17 @@ from collections import Counter
 import numpy as np
 import pytest
 import scipy.stats
+import torch
 
 from crasp.cli import main
 from tasks import registry
 from tasks.arithmetic import cascade_pair, longest_cascade, sabbaghi_tasks, truncate_operands
 from validation import arithmetic, protocol
-from validation.data import held_out_sets
+from validation.data import Encoding, TrainingStream, held_out_sets
 from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
 from validation.probe import Trained, answered_as, by_length
 from validation.store import Store
-from validation.train import SeedGroup
+from validation.train import SeedGroup, build_model, leading_operand_width
 
 def _reference_cascade(a: int, b: int) -> int:
     """The digit sums of a + b as letters, least significant first (G: >= 10, P: 9, N: other); a
@@ -184,3 +185,20 @@ def test_agreement_with_the_papers_claim_reads_the_outcome():
     assert _agrees(row(Outcome.BETWEEN), arithmetic.GENERALIZES) == "inconclusive: in between"
     assert _agrees(row(Outcome.KEPT, counted=0), arithmetic.GENERALIZES) == "inconclusive: no counted seed"
     assert _agrees(None, arithmetic.GENERALIZES) == "inconclusive: no counted seed"
+
+
+def test_every_paper_preset_run_builds_its_model_and_reads_its_training_data():
+    """The paper presets are ready to run: every (task, variant) of every experiment plans, and its
+    full-size model (built on the meta device: shapes only, no memory) takes a training batch."""
+    paper = protocol.PRESETS["paper"]
+    for experiment in arithmetic.EXPERIMENTS.values():
+        for run in experiment.runs("paper"):
+            variant = Variant.parse(run.variant)
+            plan = paper.plan(registry.get(run.task), variant)
+            encoding = Encoding.of(plan.task)
+            uniform = leading_operand_width(plan.task) if variant.positions == "upe" else 0
+            with torch.device("meta"):
+                model = build_model(encoding, variant, plan.model, uniform)
+            batch = encoding.collate(TrainingStream(plan.task, 0).next(4))
+            logits = model(batch.ids.to("meta"), batch.positions.to("meta"))
+            assert logits.shape == (4, batch.ids.shape[1], len(encoding.vocabulary)), (run, plan.model.label)

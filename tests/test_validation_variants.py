@@ -134,6 +134,7 @@ def test_sabbaghi_plans_train_encoders_and_refuse_other_variants():
     cpu = protocol.PRESETS["cpu"].plan(addition, Variant.parse("rpe"))
     assert cpu.model.encoder and cpu.task.bins == ((1, 5), (6, 10), (11, 20)) and cpu.task.train_range == (1, 5)
     assert not cpu.train.stop_when_exact  # extrapolation keeps changing after the training range is exact
+    assert cpu.model.dropout == 0.1  # the paper's BERT dropout, which the cpu scale needs too
     paper = protocol.PRESETS["paper"].plan(addition, Variant.parse("ape"))
     assert paper.model == ModelConfig(6, 8, 768, encoder=True, dropout=0.1) and paper.task.bins[-1] == (21, 50)
     assert paper.train.lr == 1e-4 and paper.train.train_size == 100_000 and not paper.train.stop_when_exact

@@ -129,18 +129,19 @@ def test_an_experiment_trains_probes_and_reports(tmp_path, monkeypatch):
     assert "## Accuracy along training" in text and (tmp_path / "out" / "xu-training.png").is_file()
 
 
-def test_the_history_table_spans_the_evaluations_after_the_training_range_is_exact():
-    from validation.arithmetic_report import after_exact, history_table
+def test_the_history_table_spans_the_evaluations_after_the_training_range_is_learned():
+    from validation.arithmetic_report import LEARNED, after_learned, history_table
     from validation.config import RunSpec
     from validation.store import StoredRun
     from validation.sweep import Validation
 
     spec = RunSpec("sabbaghi_addition", "rpe", ModelConfig(1, 2, 16, encoder=True), TrainConfig(), 3, "cpu",
                    (1, 5), ((1, 5), (6, 10), (11, 20)))
-    history = ((1000, (0.9, 0.5, 0.1)), (2000, (1.0, 0.8, 0.3)), (3000, (0.99, 0.4, 0.0)), (4000, (1.0, 0.6, 0.2)))
+    assert LEARNED == 0.99
+    history = ((1000, (0.9, 0.5, 0.1)), (2000, (0.995, 0.8, 0.3)), (3000, (0.98, 0.4, 0.0)), (4000, (1.0, 0.6, 0.2)))
     moving = StoredRun(spec, history[-1][1], 4000, 1.0, False, history, "")
     stopped = StoredRun(dataclasses.replace(spec, seed=4), history[1][1], 2000, 1.0, True, history[:2], "")
-    assert [step for step, _ in after_exact(moving)] == [2000, 3000, 4000] and len(after_exact(stopped)) == 1
+    assert [step for step, _ in after_learned(moving)] == [2000, 3000, 4000] and len(after_learned(stopped)) == 1
     result = Validation("sabbaghi_addition", "rpe", "cpu", None, (moving, stopped), (moving, stopped))
     table = history_table([result])
     assert table[2:] == ["| sabbaghi_addition | rpe | 3 | 2000 | 3 | 0.40–0.80 (0.60) / 0.00–0.30 (0.20) |"]

@@ -118,21 +118,28 @@ def plot_cascades(found: Sequence[Cascades], path: Path) -> Path:
     return path
 
 
-def after_exact(run: StoredRun) -> list[tuple[int, tuple[float, ...]]]:
-    """The evaluations of a run from the first at which its training range (bin 1) was exact on."""
-    first = next((k for k, (_, accuracy) in enumerate(run.history) if accuracy[0] == 1.0), len(run.history))
+LEARNED = 0.99
+"""From the first evaluation at which a run's training range (bin 1) is at this accuracy or more,
+the history table spreads the other bins. Not 1.0: with dropout a learned range often sits at 0.998
+(one miss in the 400 test inputs) for the whole run."""
+
+
+def after_learned(run: StoredRun) -> list[tuple[int, tuple[float, ...]]]:
+    """The evaluations of a run from the first at which its training range (bin 1) was learned
+    (:data:`LEARNED`) on."""
+    first = next((k for k, (_, accuracy) in enumerate(run.history) if accuracy[0] >= LEARNED), len(run.history))
     return list(run.history[first:])
 
 
 def history_table(results: Sequence[Validation]) -> list[str]:
-    """Per run that went on after its training range was first exact: the lowest and highest
+    """Per run that went on after its training range was first learned: the lowest and highest
     accuracy of every other bin over those evaluations, beside its last (the reported) value."""
-    lines = ["| task | variant | seed | first exact on bin 1 (step) | evaluations from then | "
+    lines = [f"| task | variant | seed | bin 1 first at {LEARNED:g} or more (step) | evaluations from then | "
              "later bins: lowest–highest (last) |", "|---|---|---|---|---|---|"]
     rows = 0
     for result in results:
         for run in result.runs:
-            later = after_exact(run)
+            later = after_learned(run)
             if len(later) < 2:
                 continue
             rows += 1
@@ -202,8 +209,9 @@ def markdown(experiment: Experiment, preset: str, results: Sequence[Validation],
     if plots.get("history"):
         spread = history_table(results)
         lines += ["## Accuracy along training", "", "Exact match per bin at every evaluation." + (
-            " Where a run trained on after its training range was exact, the table gives the spread of the other "
-            "bins from then on: a wide one means the reported (last) value is one draw from a moving target."
+            f" Where a run trained on after its training range was learned (at {LEARNED:g} or more), the table gives "
+            "the spread of the other bins from then on: a wide one means the reported (last) value is one draw from "
+            "a moving target."
             if spread else ""), ""]
         lines += [*spread, ""] if spread else []
         lines += [f"![accuracy along training]({plots['history']})", ""]

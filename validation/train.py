@@ -220,7 +220,10 @@ class SeedGroup:
 
     def _fresh_random(self, seed: int) -> dict[str, torch.Tensor]:
         with torch.random.fork_rng(devices=self._cuda()):
-            torch.manual_seed(DROPOUT_STREAM + seed)
+            torch.default_generator.manual_seed(DROPOUT_STREAM + seed)
+            if self._cuda():  # this device's generator only: fork_rng restores no other
+                with torch.cuda.device(self.device):
+                    torch.cuda.manual_seed(DROPOUT_STREAM + seed)
             return self._random_now()
 
     def _cuda(self) -> list[torch.device]:

@@ -130,11 +130,11 @@ def cmd_predict(args, out, err) -> int:
             print(f"[{number}/{len(selected)}] {task.name}", file=err, flush=True)
         predictions.append(predict(task, programs=programs, quick=args.quick, seed=args.seed))
     if args.json:
-        print(json.dumps([p.to_json() for p in predictions] if args.all else predictions[0].to_json(), indent=2),
-              file=out)
+        found = [{**p.to_json(), **_relative_json(task)} for p, task in zip(predictions, selected)]
+        print(json.dumps(found if args.all else found[0], indent=2), file=out)
         return 0
     if not args.all:
-        print(_explain(predictions[0]), file=out)
+        print(_explain(predictions[0]) + _explain_relative(selected[0]), file=out)
         return 0
     rows = [[p.task, f"{p.ape.verdict.value} ({p.ape.basis})", f"{p.nope.verdict.value} ({p.nope.basis})",
              f"{_label(p.labels.ape)}/{_label(p.labels.nope)}", {None: "-", True: "yes", False: "NO"}[p.agrees]]
@@ -161,6 +161,37 @@ def _explain(prediction) -> str:
     if prediction.communication is not None and prediction.communication.table:
         lines.append("\n" + prediction.communication.summary())
     return "\n".join(lines)
+
+
+def _relative(task: Task) -> dict:
+    """For an arithmetic task: the alignment verdicts for relative positions and for relative
+    positions with the leading operand at uniform positions (Sabbaghi et al.'s UPE)."""
+    from .alignment import relative_alignment
+
+    if task.family != "arithmetic":
+        return {}
+    plain = relative_alignment(task)
+    found = {"relative positions": plain.verdict()}
+    if plain.fields and not plain.aligned:
+        leading = plain.fields[0][1] - len(task.prefix)
+        uniform = relative_alignment(task, leading)
+        if uniform.aligned:  # shown only where uniform positions change the verdict
+            found[f"uniform positions for the first {leading} input tokens"] = uniform.verdict()
+    return found
+
+
+def _relative_json(task: Task) -> dict:
+    found = _relative(task)
+    return {"relative": {name: verdict.to_json() for name, verdict in found.items()}} if found else {}
+
+
+def _explain_relative(task: Task) -> str:
+    lines = []
+    for title, verdict in _relative(task).items():
+        lines.append(f"\nRelative alignment, {title}: {verdict.verdict.value.upper()}  [basis: {verdict.basis}]")
+        lines += [f"  - {line}" for line in verdict.evidence]
+        lines += [f"  ref: {ref}" for ref in verdict.references]
+    return "\n" + "\n".join(lines) if lines else ""
 
 
 def add_commands(commands) -> None:

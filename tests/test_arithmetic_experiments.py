@@ -124,6 +124,7 @@ def test_an_experiment_trains_probes_and_reports(tmp_path, monkeypatch):
     text = outcome.report.read_text()
     assert "| xu_mod100_addition | ape | 1l2h16d | 1/1 | generalizes |" in text
     assert "| xu_addition | rpe | 1l2h16d | 1/1 | undetermined |" in text
+    assert "- **xu_addition** (relative positions): undetermined [no relative alignment]. shifting" in text
     assert "runs agree with the paper's claim" in text and "| 20 |" in text
     assert (tmp_path / "out" / "xu-digits.png").read_bytes()[:4] == b"\x89PNG"
     assert "## Accuracy along training" in text and (tmp_path / "out" / "xu-training.png").is_file()
@@ -159,6 +160,9 @@ def test_sabbaghi_cascade_probe_groups_inputs_by_cascade(tmp_path, monkeypatch):
     (found,) = [c for c in outcome.cascades if c.variant == "rpe" and c.task == "sabbaghi_addition"]
     assert sum(found.count) == 40 and list(found.lengths) == sorted(found.lengths)
     assert (tmp_path / "out" / "sabbaghi-cascades.png").is_file()
+    text = outcome.report.read_text()
+    assert re.search(r"\| sabbaghi_addition \| rpe \| [^|]+ \| 1/1 \| generalizes \|", text)
+    assert "- **sabbaghi_addition** (relative positions): generalizes [relative alignment]." in text
 
 
 def test_crasp_arithmetic_refuses_unknown_experiments_and_changes_nothing(tmp_path, monkeypatch):

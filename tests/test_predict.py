@@ -137,6 +137,17 @@ def test_predict_on_the_command_line(tmp_path, monkeypatch, scratch_registry):
     status, out, _ = crasp("predict", "d_4", "--quick", "--json")
     row = json.loads(out)
     assert set(row["ape"]) == {"verdict", "basis", "evidence", "references"} and row["agrees_with_paper"]
+    assert "relative" not in row  # the alignment check is for arithmetic formats
+    status, out, _ = crasp("predict", "sabbaghi_multiplication", "--quick")
+    assert "Relative alignment, relative positions: UNDETERMINED" in out
+    assert "Relative alignment, uniform positions for the first 3 input tokens: GENERALIZES" in out
+    status, out, _ = crasp("predict", "sabbaghi_addition", "--quick", "--json")
+    assert json.loads(out)["relative"] == {"relative positions": {
+        "verdict": "generalizes", "basis": "relative alignment", "evidence": [
+            "shifting the operand(s) at positions 1-50 and 52-101 one digit moves every answer digit one position "
+            "left, as it moves their digits: output digit i reads them at the same relative offsets for every i "
+            "(checked on 48 inputs); carry cascades longer than in training are not covered"],
+        "references": ["Sabbaghi et al. 2024, Appendix E (relative positions and carry cascades)"]}}
 
     (tmp_path / "my_predict_tasks.py").write_text(textwrap.dedent('''
         import tasks

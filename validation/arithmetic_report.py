@@ -10,7 +10,8 @@ from typing import Sequence
 from tasks import registry
 
 from .arithmetic import Cascades, Curve, Experiment, Kept
-from .report import Outcome, Row, _cells, bin_labels, pyplot, row_of
+from .config import Variant
+from .report import Outcome, Row, _cells, bin_labels, pyplot, relative_verdict, row_of
 from .store import StoredRun
 from .sweep import Validation
 
@@ -191,8 +192,9 @@ def markdown(experiment: Experiment, preset: str, results: Sequence[Validation],
     lines = [f"# {experiment.name}: {experiment.reference}", "", f"Preset `{preset}`.", "",
              f"**The claim.** {experiment.claim}", "",
              "Observed: mean ± standard deviation over counted seeds per length bin (bin 1 is the training range). "
-             "The toolkit's prediction is for absolute positions (its theory is about APE and NoPE); for other "
-             "positions (relative, uniform, attention biases) it reads 'undetermined'.", "",
+             "The toolkit's prediction for absolute positions comes from its theory (APE and NoPE); for relative "
+             "and uniform positions from the alignment check (does shifting the operands one digit move the answer "
+             "as far as their digits, in token positions?); for attention biases it reads 'undetermined'.", "",
              *claims_table(experiment, preset, table), ""]
     lines += ["## The toolkit's reasoning", "", *_reasoning(results), ""]
     notes = sorted({f"- {v.task} {v.variant}: {v.plan.note}" for v in results if v.plan.note})
@@ -229,20 +231,27 @@ def markdown(experiment: Experiment, preset: str, results: Sequence[Validation],
 
 def _reasoning(results: Sequence[Validation]) -> list[str]:
     """Per task as trained (the preset's digits), the prediction for absolute positions and its
-    first piece of evidence; relative and uniform positions are outside the theory."""
+    first piece of evidence; per task and relative or uniform variant, the alignment check's."""
     from tasks.predict import predict
 
     lines, seen = [], set()
     for result in results:
-        if result.task in seen:
+        relative = relative_verdict(result.plan.task, result.variant)
+        key = (result.task, result.variant if relative else "ape")
+        if key in seen:
             continue
-        seen.add(result.task)
-        verdict = predict(result.plan.task, quick=True).ape
-        lines.append(f"- **{result.task}** (absolute positions): {verdict.verdict.value} [{verdict.basis}]. "
+        seen.add(key)
+        what = POSITIONS[Variant.parse(result.variant).positions] if relative else "absolute positions"
+        verdict = relative or predict(result.plan.task, quick=True).ape
+        lines.append(f"- **{result.task}** ({what}): {verdict.verdict.value} [{verdict.basis}]. "
                      f"{verdict.evidence[0] if verdict.evidence else ''}")
-    lines.append("- Relative (`rpe`) and uniform (`upe`) positions and Duan et al.'s encoder-decoder (`sinusoidal`, "
-                 "`abs`, `abc`): no prediction; the theory is about causal decoders with absolute positions or none.")
+    if any(Variant.parse(r.variant).positions in ("sin", "abs", "abc") for r in results):
+        lines.append("- Duan et al.'s encoder-decoder (`sinusoidal`, `abs`, `abc`): no prediction; the theory is about "
+                     "causal decoders with absolute positions or none.")
     return lines
+
+
+POSITIONS = {"rpe": "relative positions", "upe": "uniform and relative positions"}
 
 
 def _published_line(task) -> str:

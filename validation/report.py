@@ -96,14 +96,38 @@ def _published(task, variant: str) -> tuple[float, ...] | None:
 
 OUTSIDE_THEORY = {"rpe": "relative positions", "upe": "uniform positions", "sin": "Duan et al.'s encoder-decoder",
                   "abs": "attention bias scaffolding", "abc": "attention bias calibration"}
-"""Positions the theory (a causal decoder with absolute positions or none) does not describe: no
-prediction."""
+"""Positions the theory (a causal decoder with absolute positions or none) does not describe. On
+arithmetic tasks relative and uniform positions get the alignment check instead."""
+
+
+def relative_verdict(task, variant: str):
+    """For relative (``rpe``) or uniform (``upe``) positions on an arithmetic task, the verdict of
+    :func:`tasks.alignment.relative_alignment` (a ``ClassVerdict``); None for anything else.
+
+    >>> from tasks import registry
+    >>> relative_verdict(registry.get("sabbaghi_multiplication"), "upe").verdict.value
+    'generalizes'
+    """
+    from tasks.alignment import relative_alignment
+
+    from .train import leading_operand_width
+
+    positions = Variant.parse(variant).positions
+    if positions not in ("rpe", "upe") or task.family != "arithmetic":
+        return None
+    return relative_alignment(task, leading_operand_width(task) if positions == "upe" else 0).verdict()
 
 
 def _prediction(task, variant: str, cache: dict) -> tuple[str, str]:
     from tasks.predict import predict
 
-    outside = OUTSIDE_THEORY.get(Variant.parse(variant).positions)
+    positions = Variant.parse(variant).positions
+    if (task.name, positions) not in cache:
+        cache[(task.name, positions)] = relative_verdict(task, variant)
+    relative = cache[(task.name, positions)]
+    if relative is not None:
+        return relative.verdict.value, relative.basis
+    outside = OUTSIDE_THEORY.get(positions)
     if outside:
         return "undetermined", f"{outside}: outside the theory (APE and NoPE)"
     if task.name not in cache:

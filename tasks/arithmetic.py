@@ -354,7 +354,9 @@ def _cascade_runs(sums) -> list[int]:
 
 def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int = 20,
                    balanced: bool = False) -> list[Task]:
-    """Pad-aligned addition (operands padded to ``width``) and multiplication by a 3-digit multiplier.
+    """Pad-aligned addition (operands padded to ``width``) and multiplication by a ``multiplier``-digit
+    multiplier (named ``sabbaghi_multiplication``, or ``sabbaghi_multiplication_<k>`` for k digits
+    other than 3).
 
     ``balanced``: the addition task draws its training lengths (up to 5 digits) with a longest carry
     cascade uniform in [0, n] (Sabbaghi et al.'s complexity-balanced distribution; name
@@ -397,7 +399,7 @@ def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int
 
     def mul_valid(x):
         return (len(x) == multiplier + 1 + multiplicand_width and x[multiplier] == "*"
-                and all(t in DIGITS for t in x[:multiplier]) and x[0] != "0"
+                and all(t in DIGITS for t in x[:multiplier]) and (x[0] != "0" or multiplier == 1)
                 and _padded_ok(x[multiplier + 1:]))
 
     def digits_of(tokens) -> int:
@@ -417,13 +419,15 @@ def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int
         measure=lambda x: max(digits_of(x[:width]), digits_of(x[width + 1:])),
     )
     multiplication = Task(
-        name="sabbaghi_multiplication", symbols=(*DIGITS, "*", PAD), outputs=(*DIGITS, PAD),
+        name="sabbaghi_multiplication" + ("" if multiplier == 3 else f"_{multiplier}"),
+        symbols=(*DIGITS, "*", PAD), outputs=(*DIGITS, PAD),
         **common, sample_input=mul_sample, answer=mul_answer, valid=mul_valid,
         train_range=(1, min(5, multiplicand_width)), bins=_bins_up_to(multiplicand_width, (5, 10, 15, 20)),
         max_length=multiplicand_width,
-        anchors=_sabbaghi_anchors("multiplication_3xN"),
+        anchors=_sabbaghi_anchors("multiplication_3xN") if multiplier == 3 else (),
         description=f"a {multiplier}-digit multiplier (unpadded) times a multiplicand left-padded with {PAD} to "
-                    f"{multiplicand_width}; the product is read at the last {multiplicand_width + multiplier} positions",
+                    f"{multiplicand_width}; the product is read at the last {multiplicand_width + multiplier} positions"
+                    + {1: " (Sabbaghi et al.'s single-digit setting, their Figure 4)"}.get(multiplier, ""),
         measure=lambda x: digits_of(x[multiplier + 1:]),
     )
     return [addition, multiplication]
@@ -458,12 +462,13 @@ def _sabbaghi_anchors(name: str) -> tuple[Anchor, ...]:
 
 
 def builtin_tasks() -> list[Task]:
-    """Xu et al.'s 16 tasks, Duan et al.'s 4 and Sabbaghi et al.'s 3 (addition also with the
-    complexity-balanced training distribution)."""
+    """Xu et al.'s 16 tasks, Duan et al.'s 4 and Sabbaghi et al.'s 4: addition (also with the
+    complexity-balanced training distribution) and multiplication by a 3-digit and by a 1-digit
+    multiplier (``sabbaghi_multiplication_1``)."""
     xu = [xu_task("+"), xu_task("*")]
     for modulus in MODULI:
         xu += [xu_task("+", modulus), xu_task("*", modulus)]
-    return [*xu, *duan_tasks(), *sabbaghi_tasks(), sabbaghi_tasks(balanced=True)[0]]
+    return [*xu, *duan_tasks(), *sabbaghi_tasks(), sabbaghi_tasks(balanced=True)[0], sabbaghi_tasks(multiplier=1)[1]]
 
 
 __all__ = ["builtin_tasks", "xu_task", "duan_tasks", "sabbaghi_tasks", "operands_x", "MODULI", "longest_cascade",

@@ -152,6 +152,7 @@ def test_the_history_table_spans_the_evaluations_after_the_training_range_is_lea
 def test_sabbaghi_cascade_probe_groups_inputs_by_cascade(tmp_path, monkeypatch):
     small = dict(zip(("sabbaghi_addition", "sabbaghi_multiplication"), sabbaghi_tasks(width=8, multiplicand_width=6)))
     small["sabbaghi_addition_balanced"] = sabbaghi_tasks(width=8, balanced=True)[0]
+    small["sabbaghi_multiplication_1"] = sabbaghi_tasks(width=8, multiplier=1, multiplicand_width=6)[1]
     tiny = protocol.Preset("tiny", "tests", lambda t, variant: protocol.Plan(
         small[t.name], ModelConfig(1, 2, 16, encoder=True), TrainConfig(steps=2, eval_every=2, test_size=8)),
         seeds=1, count_threshold=0.0)
@@ -190,6 +191,28 @@ def test_agreement_with_the_papers_claim_reads_the_outcome():
     assert _agrees(row(Outcome.BETWEEN), arithmetic.GENERALIZES) == "inconclusive: in between"
     assert _agrees(row(Outcome.KEPT, counted=0), arithmetic.GENERALIZES) == "inconclusive: no counted seed"
     assert _agrees(None, arithmetic.GENERALIZES) == "inconclusive: no counted seed"
+    assert _agrees(row(Outcome.BETWEEN), arithmetic.DECLINES) == "yes"
+    assert _agrees(row(Outcome.COLLAPSED), arithmetic.DECLINES) == "yes"
+    assert _agrees(row(Outcome.KEPT), arithmetic.DECLINES) == "no"
+    assert _agrees(row(Outcome.NOT_LEARNED), arithmetic.DECLINES) == "inconclusive: not learned"
+
+
+def test_a_comparative_claim_reads_both_rows():
+    from validation.arithmetic_report import _agrees
+    from validation.report import Outcome, Row
+
+    def row(variant, mean, observed=Outcome.COLLAPSED, counted=1):
+        return Row("sabbaghi_multiplication_1", variant, "cpu", "2l4h64d-enc", ((1, 5), (6, 10), (11, 15)),
+                   ((1, 5), (6, 10), (11, 15)), "undetermined", "none", 1, counted, mean, (0.0,) * 3, observed,
+                   None, None)
+
+    rpe, upe = row("rpe", (0.99, 0.07, 0.02)), row("upe", (0.99, 0.74, 0.35), Outcome.BETWEEN)
+    claim = arithmetic.ABOVE + "rpe"
+    assert _agrees(upe, claim, [rpe, upe]) == "yes"
+    assert _agrees(row("upe", (1.0, 0.74, 0.0)), claim, [rpe]) == "no"  # below rpe in one bin
+    assert _agrees(row("upe", (1.0, 0.07, 0.35)), claim, [rpe]) == "no"  # a tie is not above
+    assert _agrees(upe, claim, []) == "inconclusive: no counted rpe seed"
+    assert _agrees(upe, claim, [row("rpe", (0.5, 0.0, 0.0), Outcome.NOT_LEARNED)]) == "inconclusive: not learned"
 
 
 def test_every_paper_preset_run_builds_its_model_and_reads_its_training_data():

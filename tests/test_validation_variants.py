@@ -140,6 +140,8 @@ def test_sabbaghi_plans_train_encoders_and_refuse_other_variants():
     assert paper.train.lr == 1e-4 and paper.train.train_size == 100_000 and not paper.train.stop_when_exact
     multiplication = protocol.PRESETS["paper"].plan(registry.get("sabbaghi_multiplication"), Variant.parse("upe"))
     assert multiplication.model.n_layer == 9 and multiplication.train.train_size == 500_000
+    single = protocol.PRESETS["paper"].plan(registry.get("sabbaghi_multiplication_1"), Variant.parse("upe"))
+    assert single.model.n_layer == 6 and single.train.train_size == 100_000  # as for addition, in the paper
     with pytest.raises(ValidationError, match="compare ape, rpe and upe"):
         protocol.PRESETS["cpu"].plan(addition, Variant.parse("nope"))
     with pytest.raises(ValidationError, match="Duan et al. train an encoder-decoder"):

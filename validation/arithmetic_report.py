@@ -9,21 +9,32 @@ from typing import Sequence
 
 from tasks import registry
 
-from .arithmetic import Cascades, Curve, Experiment, Kept
+from .arithmetic import ABOVE, Cascades, Curve, Experiment, Kept
 from .config import Variant
 from .report import Outcome, Row, _cells, bin_labels, pyplot, relative_verdict, row_of
 from .store import StoredRun
 from .sweep import Validation
 
-CLAIMED = {"generalizes": Outcome.KEPT, "does not generalize": Outcome.COLLAPSED}
+CLAIMED = {"generalizes": (Outcome.KEPT,), "does not generalize": (Outcome.COLLAPSED,),
+           "declines": (Outcome.BETWEEN, Outcome.COLLAPSED)}
+"""The outcomes that agree with each claim about one run (comparative claims: :func:`_agrees`)."""
 
 
-def _agrees(row: Row | None, claimed: str) -> str:
+def _agrees(row: Row | None, claimed: str, table: Sequence[Row] = ()) -> str:
+    """Whether the observed row agrees with the paper's claim about it; a comparative claim
+    (``above <variant>``) reads the row of that variant on the same task in ``table``."""
     if row is None or row.counted == 0:
         return "inconclusive: no counted seed"
-    if row.observed in (Outcome.NOT_LEARNED, Outcome.BETWEEN):
+    if claimed.startswith(ABOVE):
+        other = next((r for r in table if r.task == row.task and r.variant == claimed[len(ABOVE):]), None)
+        if other is None or other.counted == 0:
+            return f"inconclusive: no counted {claimed[len(ABOVE):]} seed"
+        if Outcome.NOT_LEARNED in (row.observed, other.observed):
+            return "inconclusive: not learned"
+        return "yes" if all(a > b for a, b in zip(row.mean[1:], other.mean[1:])) else "no"
+    if row.observed is Outcome.NOT_LEARNED or (row.observed is Outcome.BETWEEN and len(CLAIMED[claimed]) == 1):
         return f"inconclusive: {row.observed.value}"
-    return "yes" if row.observed is CLAIMED[claimed] else "no"
+    return "yes" if row.observed in CLAIMED[claimed] else "no"
 
 
 def claims_table(experiment: Experiment, preset: str, table: list[Row]) -> list[str]:
@@ -34,7 +45,7 @@ def claims_table(experiment: Experiment, preset: str, table: list[Row]) -> list[
     agreeing = 0
     for item in experiment.runs(preset):
         row = next((r for r in table if r.task == item.task and r.variant == item.variant), None)
-        verdict = _agrees(row, item.claimed)
+        verdict = _agrees(row, item.claimed, table)
         agreeing += verdict == "yes"
         if row is None:
             lines.append(f"| {item.task} | {item.variant} | - | 0/0 | - | - | - | - | - | {item.claimed} | {verdict} |")

@@ -152,12 +152,14 @@ def symmetries(task: Task, samples: int = 48, seed: int = 0) -> tuple[tuple[tupl
 def relative_alignment(task: Task, uniform: int = 0, samples: int = 48, seed: int = 0) -> Alignment:
     """Whether relative positions (with the first ``uniform`` input tokens at uniform positions)
     see a shift symmetry of the task as a translation: some shift moves the answer by -1, as it
-    moves the shifted fields' digits, and every field it leaves in place is uniform."""
+    moves the shifted fields' digits; no shifted field is uniform (its digits would look alike);
+    and every field it leaves in place is uniform."""
     fields, found, shiftable = symmetries(task, samples, seed)
     pinned = {f for f in fields if f[1] <= len(task.prefix) + uniform}
     for symmetry in found:
         still = [f for f in fields if f not in symmetry.fields]
-        if symmetry.output_step == -1 and all(f in pinned for f in still):
+        moving_seen = not any(f in pinned for f in symmetry.fields)  # uniform positions hide a field's shift
+        if symmetry.output_step == -1 and moving_seen and all(f in pinned for f in still):
             kept = (f", and the operand(s) at {_spans(still)} have uniform positions" if still else "")
             return Alignment(task.name, fields, found, uniform, True,
                              f"shifting the operand(s) at {_spans(symmetry.fields)} one digit moves every answer "
@@ -177,7 +179,11 @@ def _why_not(fields, found, pinned, shiftable: bool) -> str:
     parts = []
     for symmetry in found:
         still = [f for f in fields if f not in symmetry.fields and f not in pinned]
-        if symmetry.output_step != -1:
+        hidden = [f for f in symmetry.fields if f in pinned]
+        if hidden:
+            parts.append(f"shifting the operand(s) at {_spans(symmetry.fields)} moves the answer, but the field(s) at "
+                         f"{_spans(hidden)} have uniform positions, under which their digits cannot be told apart")
+        elif symmetry.output_step != -1:
             way = "right" if symmetry.output_step > 0 else "left"
             parts.append(f"shifting the operand(s) at {_spans(symmetry.fields)} moves their digits one position left "
                          f"but the answer's {abs(symmetry.output_step)} {way}: the offset from output digit i to the "

@@ -60,6 +60,9 @@ def test_the_multiplier_stays_put_so_only_uniform_positions_align_multiplication
     assert not rpe.aligned and upe.aligned
     assert "stay put without uniform positions" in rpe.evidence and "uniform positions" in upe.evidence
     assert upe.verdict().verdict is Verdict.GENERALIZES
+    # uniform positions on a field that moves hide its digits from one another
+    hidden = relative_alignment(get("sabbaghi_addition"), uniform=50)
+    assert not hidden.aligned and "cannot be told apart" in hidden.evidence
 
 
 @pytest.mark.parametrize("name", ["xu_mod100_addition", "xu_mod101_addition", "xu_mod50_multiplication"])

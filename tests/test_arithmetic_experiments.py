@@ -164,6 +164,8 @@ def test_sabbaghi_cascade_probe_groups_inputs_by_cascade(tmp_path, monkeypatch):
     text = outcome.report.read_text()
     assert re.search(r"\| sabbaghi_addition \| rpe \| [^|]+ \| 1/1 \| generalizes \|", text)
     assert "- **sabbaghi_addition** (relative positions): generalizes [relative alignment]." in text
+    assert re.search(r"\| sabbaghi_multiplication_1 \| upe \| [^\n]+ \| above rpe \| (yes|no|inconclusive[^|]*) \|", text)
+    assert "- **sabbaghi_multiplication_1** (uniform and relative positions): generalizes" in text
 
 
 def test_crasp_arithmetic_refuses_unknown_experiments_and_changes_nothing(tmp_path, monkeypatch):

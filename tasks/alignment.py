@@ -117,14 +117,17 @@ def _moves_by(before: dict[int, str], after: dict[int, str], step: int) -> bool:
 
 def output_step(task: Task, x: tuple[str, ...], fields) -> int | None:
     """How far the answer's digits move when ``fields`` are shifted (None: no shift possible, or
-    the answer does not move by a constant step)."""
+    the answer does not move by a constant step; an all-zero answer moves by the first step tried)."""
     moved = shifted(task, x, fields)
     if moved is None:
         return None
     before, after = _digit_targets(task, x), _digit_targets(task, moved)
-    if not any(t not in PADDING for t in before.values()):
-        return None  # an all-zero answer moves by any step
     return next((step for step in STEPS if _moves_by(before, after, step)), None)
+
+
+def _informative(task: Task, x: tuple[str, ...]) -> bool:
+    """Whether the answer to ``x`` has a nonzero digit (an all-zero answer moves by any step)."""
+    return any(t not in PADDING for t in _digit_targets(task, x).values())
 
 
 def symmetries(task: Task, samples: int = 48, seed: int = 0) -> tuple[tuple[tuple[int, int], ...],
@@ -137,6 +140,7 @@ def symmetries(task: Task, samples: int = 48, seed: int = 0) -> tuple[tuple[tupl
     length = max(task.min_length, min(task.max_input_length(), 40) // 2)
     inputs = [tuple(task.sample_input(length, rng)) for _ in range(samples)]
     fields = operand_fields(task, inputs[0])
+    inputs = [x for x in inputs if _informative(task, x)]
     if any(operand_fields(task, x) != fields for x in inputs):
         return fields, (), False  # fields that move from input to input: no fixed layout to shift
     found, shiftable = [], False
@@ -196,7 +200,9 @@ def _why_not(fields, found, pinned, shiftable: bool) -> str:
 
 
 def _spans(fields) -> str:
-    return "positions " + " and ".join(f"{start}-{stop - 1}" for start, stop in fields)
+    if len(fields) == 1 and fields[0][1] - fields[0][0] == 1:
+        return f"position {fields[0][0]}"
+    return "positions " + " and ".join(f"{start}-{stop - 1}" if stop - start > 1 else f"{start}" for start, stop in fields)
 
 
 __all__ = ["Alignment", "Symmetry", "operand_fields", "shifted", "output_step", "symmetries", "relative_alignment"]

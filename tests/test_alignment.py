@@ -57,6 +57,8 @@ def test_the_multiplier_stays_put_so_only_uniform_positions_align_multiplication
     multiplicand = [len(task.prefix) + len(x) - 1 - x[::-1].index("1") for x in xs]
     assert len({a - m for a, m in zip(answers, multiplicand)}) == 1 and len(set(answers)) == 15
     rpe, upe = relative_alignment(task), relative_alignment(task, uniform=3)
+    single = get("sabbaghi_multiplication_1")  # a multiplier of 0 gives answers that move by any step
+    assert not relative_alignment(single).aligned and relative_alignment(single, uniform=1).aligned
     assert not rpe.aligned and upe.aligned
     assert "stay put without uniform positions" in rpe.evidence and "uniform positions" in upe.evidence
     assert upe.verdict().verdict is Verdict.GENERALIZES
@@ -89,13 +91,14 @@ def test_shifting_multiplies_a_padded_operand_by_ten_and_refuses_without_room():
 
 
 @settings(max_examples=12, deadline=None)
-@given(width=st.integers(4, 30), multiplicand=st.integers(4, 20))
-def test_every_padded_width_keeps_the_verdicts(width, multiplicand):
-    addition, multiplication = sabbaghi_tasks(width=width, multiplicand_width=multiplicand)
+@given(width=st.integers(4, 30), multiplicand=st.integers(4, 20), multiplier=st.integers(1, 3))
+def test_every_padded_width_keeps_the_verdicts(width, multiplicand, multiplier):
+    addition, multiplication = sabbaghi_tasks(width=width, multiplier=multiplier, multiplicand_width=multiplicand)
     found = relative_alignment(addition)
     assert found.aligned and found.symmetries[0].fields == found.fields
     assert not relative_alignment(multiplication).aligned
-    assert relative_alignment(multiplication, uniform=3).aligned
+    assert relative_alignment(multiplication, uniform=multiplier).aligned
+    assert not relative_alignment(multiplication, uniform=multiplier - 1).aligned  # part of the multiplier moves
 
 
 def test_the_check_is_reproducible_and_rests_on_enough_inputs():

@@ -32,9 +32,10 @@ def _agrees(row: Row | None, claimed: str, table: Sequence[Row] = ()) -> str:
         if Outcome.NOT_LEARNED in (row.observed, other.observed):
             return "inconclusive: not learned"
         return "yes" if all(a > b for a, b in zip(row.mean[1:], other.mean[1:])) else "no"
-    if row.observed is Outcome.NOT_LEARNED or (row.observed is Outcome.BETWEEN and len(CLAIMED[claimed]) == 1):
-        return f"inconclusive: {row.observed.value}"
-    return "yes" if row.observed in CLAIMED[claimed] else "no"
+    accepted = CLAIMED[claimed]
+    if row.observed is Outcome.NOT_LEARNED or (row.observed is Outcome.BETWEEN and Outcome.BETWEEN not in accepted):
+        return f"inconclusive: {row.observed.value}"  # in between settles neither "kept" nor "collapsed"
+    return "yes" if row.observed in accepted else "no"
 
 
 def claims_table(experiment: Experiment, preset: str, table: list[Row]) -> list[str]:
@@ -240,6 +241,9 @@ def markdown(experiment: Experiment, preset: str, results: Sequence[Validation],
     return "\n".join(lines).rstrip() + "\n"
 
 
+POSITIONS = {"rpe": "relative positions", "upe": "uniform and relative positions"}
+
+
 def _reasoning(results: Sequence[Validation]) -> list[str]:
     """Per task as trained (the preset's digits), the prediction for absolute positions and its
     first piece of evidence; per task and relative or uniform variant, the alignment check's."""
@@ -260,9 +264,6 @@ def _reasoning(results: Sequence[Validation]) -> list[str]:
         lines.append("- Duan et al.'s encoder-decoder (`sinusoidal`, `abs`, `abc`): no prediction; the theory is about "
                      "causal decoders with absolute positions or none.")
     return lines
-
-
-POSITIONS = {"rpe": "relative positions", "upe": "uniform and relative positions"}
 
 
 def _published_line(task) -> str:

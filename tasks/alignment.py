@@ -115,19 +115,15 @@ def _moves_by(before: dict[int, str], after: dict[int, str], step: int) -> bool:
     return all(after[q] == "0" for q in after if q - step not in before)
 
 
+def _step(before: dict[int, str], after: dict[int, str]) -> int | None:
+    return next((step for step in STEPS if _moves_by(before, after, step)), None)
+
+
 def output_step(task: Task, x: tuple[str, ...], fields) -> int | None:
     """How far the answer's digits move when ``fields`` are shifted (None: no shift possible, or
     the answer does not move by a constant step; an all-zero answer moves by the first step tried)."""
     moved = shifted(task, x, fields)
-    if moved is None:
-        return None
-    before, after = _digit_targets(task, x), _digit_targets(task, moved)
-    return next((step for step in STEPS if _moves_by(before, after, step)), None)
-
-
-def _informative(task: Task, x: tuple[str, ...]) -> bool:
-    """Whether the answer to ``x`` has a nonzero digit (an all-zero answer moves by any step)."""
-    return any(t not in PADDING for t in _digit_targets(task, x).values())
+    return None if moved is None else _step(_digit_targets(task, x), _digit_targets(task, moved))
 
 
 def symmetries(task: Task, samples: int = 48, seed: int = 0) -> tuple[tuple[tuple[int, int], ...],
@@ -135,18 +131,20 @@ def symmetries(task: Task, samples: int = 48, seed: int = 0) -> tuple[tuple[tupl
     """The task's operand fields; every set of them whose shift moves the answer by one constant
     step on every sampled input where the shift is possible (at least ``MIN_SHIFTED`` of them);
     and whether any set could be shifted at all (a format that pads its operands to a fixed
-    width)."""
+    width). Inputs whose answer is all zeros (it moves by any step) are left out."""
     rng = np.random.default_rng([seed, 23])
     length = max(task.min_length, min(task.max_input_length(), 40) // 2)
     inputs = [tuple(task.sample_input(length, rng)) for _ in range(samples)]
     fields = operand_fields(task, inputs[0])
-    inputs = [x for x in inputs if _informative(task, x)]
     if any(operand_fields(task, x) != fields for x in inputs):
         return fields, (), False  # fields that move from input to input: no fixed layout to shift
+    answers = {x: _digit_targets(task, x) for x in inputs}
+    answers = {x: digits for x, digits in answers.items() if any(t not in PADDING for t in digits.values())}
     found, shiftable = [], False
     for size in range(1, len(fields) + 1):
         for chosen in itertools.combinations(fields, size):
-            steps = [output_step(task, x, chosen) for x in inputs if shifted(task, x, chosen) is not None]
+            moved = {x: shifted(task, x, chosen) for x in answers}
+            steps = [_step(answers[x], _digit_targets(task, m)) for x, m in moved.items() if m is not None]
             shiftable |= len(steps) >= MIN_SHIFTED
             if len(steps) >= MIN_SHIFTED and len(set(steps)) == 1 and steps[0] is not None:
                 found.append(Symmetry(chosen, steps[0], len(steps)))

@@ -227,8 +227,9 @@ def add_commands(commands) -> None:
         "predict", help="predict whether a task length-generalizes, with evidence",
         description="For APE and NoPE transformers: 'generalizes', 'does not generalize' or 'undetermined', "
         "with the evidence (verified programs, the communication matrix's growth, Xu et al.'s truncation "
-        "test, documented results) and the references. TASK is a registered task or module:attribute naming "
-        "a task of your own (a Task, or a function registered with @tasks.task).",
+        "test, documented results) and the references; for an arithmetic task also whether relative (and "
+        "uniform) positions see its translation symmetry (the alignment check). TASK is a registered task or "
+        "module:attribute naming a task of your own (a Task, or a function registered with @tasks.task).",
     )
     predict_p.add_argument("task", metavar="TASK", nargs="?")
     predict_p.add_argument("--all", action="store_true", help="every registered task, as a table")

@@ -116,14 +116,8 @@ def _moves_by(before: dict[int, str], after: dict[int, str], step: int) -> bool:
 
 
 def _step(before: dict[int, str], after: dict[int, str]) -> int | None:
+    """The step (of :data:`STEPS`) by which ``after`` is ``before`` moved, or None."""
     return next((step for step in STEPS if _moves_by(before, after, step)), None)
-
-
-def output_step(task: Task, x: tuple[str, ...], fields) -> int | None:
-    """How far the answer's digits move when ``fields`` are shifted (None: no shift possible, or
-    the answer does not move by a constant step; an all-zero answer moves by the first step tried)."""
-    moved = shifted(task, x, fields)
-    return None if moved is None else _step(_digit_targets(task, x), _digit_targets(task, moved))
 
 
 def symmetries(task: Task, samples: int = 48, seed: int = 0) -> tuple[tuple[tuple[int, int], ...],
@@ -203,4 +197,4 @@ def _spans(fields) -> str:
     return "positions " + " and ".join(f"{start}-{stop - 1}" if stop - start > 1 else f"{start}" for start, stop in fields)
 
 
-__all__ = ["Alignment", "Symmetry", "operand_fields", "shifted", "output_step", "symmetries", "relative_alignment"]
+__all__ = ["Alignment", "Symmetry", "operand_fields", "shifted", "symmetries", "relative_alignment"]

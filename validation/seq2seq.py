@@ -43,6 +43,7 @@ from tasks.registry import Example
 from . import attention_bias as lines
 from .config import ModelConfig, ValidationError, Variant
 from .data import IGNORE, PAD, Encoding, exact_rows
+from .model import fused_attention
 
 SEP = "<sep>"
 OPERATORS = ("+", "*")
@@ -77,7 +78,7 @@ class Attention(nn.Module):
             weights = ((q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1]) + mask).softmax(-1)
             mixed = weights @ v
         else:
-            mixed = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+            mixed = fused_attention(q, k, v, mask=mask)
         return self.c_proj(mixed.transpose(1, 2).reshape(batch, length, width)), weights
 
 

@@ -129,6 +129,13 @@ def test_an_experiment_trains_probes_and_reports(tmp_path, monkeypatch):
     assert (tmp_path / "out" / "xu-digits.png").read_bytes()[:4] == b"\x89PNG"
     assert "## Accuracy along training" in text and (tmp_path / "out" / "xu-training.png").is_file()
 
+    alone = Store(tmp_path / "alone")  # --run: one process per run, e.g. several sharing a GPU
+    outcome = arithmetic.run("xu", preset="tiny", store=alone, out=tmp_path / "alone-out", probe_count=5,
+                             only=["xu_addition:rpe"])
+    assert [(r.task, r.variant) for r in outcome.results] == [("xu_addition", "rpe")]
+    assert {r.spec.task for r in alone.runs()} == {"xu_addition"}
+    assert "xu_mod100_addition" not in outcome.report.read_text()
+
 
 def test_the_history_table_spans_the_evaluations_after_the_training_range_is_learned():
     from validation.arithmetic_report import LEARNED, after_learned, history_table
@@ -176,6 +183,9 @@ def test_crasp_arithmetic_refuses_unknown_experiments_and_changes_nothing(tmp_pa
     err = io.StringIO()
     assert main(["arithmetic", "xu", "--preset", "gpu"], io.StringIO(), err) == 1
     assert "preset 'gpu'" in err.getvalue()
+    err = io.StringIO()
+    assert main(["arithmetic", "xu", "--run", "xu_addition:upe"], io.StringIO(), err) == 1
+    assert "experiment 'xu' has no run xu_addition:upe under the cpu preset (its runs: xu_addition:ape," in err.getvalue()
     assert list(tmp_path.iterdir()) == []  # no run store left behind
 
 

@@ -16,7 +16,9 @@ toolkit's prediction beside the observed and published numbers.
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -70,6 +72,26 @@ class Experiment:
 
     def runs(self, preset: str) -> tuple[Run, ...]:
         return self.cpu_runs if preset == "cpu" and self.cpu_runs is not None else self.all_runs
+
+    def restricted(self, preset: str, chosen: Collection[str]) -> "Experiment":
+        """This experiment with only the runs named ``TASK:VARIANT`` in ``chosen`` (under
+        ``preset``): several processes can then share one GPU, each training its own runs.
+
+        >>> [r.variant for r in EXPERIMENTS["xu"].restricted("cpu", ["xu_addition:rpe"]).runs("cpu")]
+        ['rpe']
+        >>> EXPERIMENTS["xu"].restricted("cpu", ["xu_addition:upe"])
+        Traceback (most recent call last):
+        ...
+        validation.config.ValidationError: experiment 'xu' has no run xu_addition:upe under the cpu preset (its runs: xu_addition:ape, xu_mod100_addition:ape, xu_mod101_addition:ape, xu_addition:rpe)
+        """
+        runs = self.runs(preset)
+        names = [f"{r.task}:{r.variant}" for r in runs]
+        unknown = [name for name in chosen if name not in names]
+        if unknown:
+            raise ValidationError(f"experiment {self.name!r} has no run {', '.join(unknown)} under the {preset} "
+                                  f"preset (its runs: {', '.join(names)})")
+        kept = tuple(r for r, name in zip(runs, names) if name in chosen)
+        return dataclasses.replace(self, all_runs=kept, cpu_runs=kept)
 
 
 def _modular(kind: str, moduli=arithmetic.MODULI) -> tuple[Run, ...]:
@@ -273,14 +295,16 @@ class Outcome:
 
 
 def run(name: str, *, preset: str = "cpu", store: Store, out: str | Path | None = None, device: str = "cpu",
-        probe_count: int | None = None, seeds: int | None = None,
+        probe_count: int | None = None, seeds: int | None = None, only: Collection[str] | None = None,
         progress: Callable[[str], Progress | None] = lambda label: None) -> Outcome:
-    """Train (or find in ``store``) every run of the experiment under ``preset``, probe the counted
-    models, and write the report to ``out`` (when given).
+    """Train (or find in ``store``) every run of the experiment under ``preset`` (or the runs named
+    ``TASK:VARIANT`` in ``only``), probe the counted models, and write the report to ``out`` (when given).
 
     ``progress(label)`` may return a per-run progress callback.
     """
     chosen, rules = experiment(name), preset_named(preset)
+    if only:
+        chosen = chosen.restricted(preset, only)
     count = probe_count or (100 if preset == "cpu" else 500)
     results = []
     for item in chosen.runs(preset):

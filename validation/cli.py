@@ -55,6 +55,17 @@ def _print_runs(result, out) -> None:
               f"({run.steps} steps, {run.wall_time:.0f}s, {mark})", file=out)
 
 
+def use_tensor_cores(device: str) -> None:
+    """On a GPU, let float32 matrix products use TF32 tensor cores (float32 range, a 10-bit mantissa
+    in the products, float32 sums), as GPU training scripts commonly do: several times faster at the
+    paper presets' widths. Only the commands set it; the library leaves torch's setting alone."""
+    if device.startswith("cuda"):
+        import torch
+
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
+
+
 def cmd_validate(args, out, err) -> int:
     from . import protocol, report
     from .config import Variant
@@ -63,6 +74,7 @@ def cmd_validate(args, out, err) -> int:
 
     chosen = protocol.preset(args.preset)
     variants = [Variant.parse(v).name for v in (args.variant or ["ape"])]
+    use_tensor_cores(args.device)
     names = _task_names(args)
     store = Store(args.store)
     for name in names:
@@ -106,7 +118,11 @@ def cmd_arithmetic(args, out, err) -> int:
     from .protocol import preset
     from .store import Store
 
-    experiment(args.experiment), preset(args.preset)  # bad names are refused before the store is created
+    chosen = experiment(args.experiment)  # bad names are refused before the store is created
+    preset(args.preset)
+    if args.run:
+        chosen.restricted(args.preset, args.run)
+    use_tensor_cores(args.device)
 
     bars: list[_Bar] = []
 
@@ -117,7 +133,7 @@ def cmd_arithmetic(args, out, err) -> int:
     store = Store(args.store)
     try:
         outcome = run(args.experiment, preset=args.preset, store=store, out=args.out, device=args.device,
-                      seeds=args.seeds, progress=progress)
+                      seeds=args.seeds, only=args.run, progress=progress)
     finally:
         for bar in bars:
             bar.close()
@@ -163,6 +179,9 @@ def add_commands(commands) -> None:
     arithmetic_p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default cpu)")
     arithmetic_p.add_argument("--store", default=DEFAULT_STORE, help=f"run store folder (default {DEFAULT_STORE})")
     arithmetic_p.add_argument("--out", default="arithmetic-report", help="folder for the report and plots")
+    arithmetic_p.add_argument("--run", action="append", metavar="TASK:VARIANT",
+                              help="only this run of the experiment (repeat for several; e.g. xu_addition:rpe); "
+                                   "processes given different runs can share one GPU")
     arithmetic_p.set_defaults(handler=cmd_arithmetic)
 
     report_p = commands.add_parser(

@@ -26,9 +26,10 @@ CASES = [
 ]
 
 
-def _losses(task: str, variant: str, model: ModelConfig, device: str, steps: int = 3) -> list[torch.Tensor]:
+def _losses(task: str, variant: str, model: ModelConfig, device: str, steps: int = 3,
+            seeds: tuple[int, ...] = (0, 1)) -> list[torch.Tensor]:
     config = TrainConfig(lr=1e-3, steps=100, warmup=0, eval_every=100, test_size=8)
-    group = SeedGroup(registry.get(task), Variant.parse(variant), model, config, seeds=(0, 1), device=device)
+    group = SeedGroup(registry.get(task), Variant.parse(variant), model, config, seeds=seeds, device=device)
     return [group.train_step().cpu() for _ in range(steps)]
 
 
@@ -38,6 +39,12 @@ def test_a_group_of_seeds_trains_on_the_gpu_as_on_the_cpu(task, variant, model):
     for step, (cpu, gpu) in enumerate(zip(on_cpu, on_gpu)):
         assert torch.isfinite(gpu).all()
         assert torch.allclose(cpu, gpu, rtol=1e-3, atol=1e-5), f"step {step}: cpu {cpu} gpu {gpu}"
+
+
+def test_a_single_seed_trains_on_the_gpu_as_on_the_cpu():
+    model = ModelConfig(2, 2, 32)
+    on_cpu, on_gpu = (_losses("xu_addition", "ape", model, device, seeds=(1,)) for device in ("cpu", "cuda"))
+    assert all(torch.allclose(cpu, gpu, rtol=1e-3, atol=1e-5) for cpu, gpu in zip(on_cpu, on_gpu))
 
 
 def test_dropout_trains_on_the_gpu():

@@ -268,7 +268,18 @@ def test_a_killed_sweep_resumes_without_repeating_or_losing_runs(tmp_path, monke
         train_specs(plan, Variant.parse("ape"), specs, store=store)
     monkeypatch.setattr(Store, "save_partial", real)
     assert saves == [3]
+    # The store names the group in progress and what it had learned, as the whole run had at step 3.
+    (running,) = Store(tmp_path / "killed").in_progress()
+    assert (running.spec.task, running.spec.variant, running.spec.model) == ("bin_majority", "ape", plan.model)
+    assert (running.seeds, running.step, running.total_steps) == ((0, 1), 3, 9)
+    assert [h[-1] for h in running.history] == [run.history[0] for run in reference]
+    text = report.write(Store(tmp_path / "killed"), tmp_path / "report").read_text()
+    bins = " / ".join(report.bin_labels(registry.get("bin_majority").bins))
+    for run in reference:
+        last = " / ".join(f"{a:.3f}" for a in run.history[0][1])
+        assert f"| bin_majority | ape | tiny | {plan.model.label} | {run.spec.seed} | 3 of 9 | {bins} | {last} |" in text
     resumed = train_specs(plan, Variant.parse("ape"), specs, store=Store(tmp_path / "killed"))
+    assert Store(tmp_path / "killed").in_progress() == []
     for a, b in zip(reference, resumed):
         assert a.accuracy == b.accuracy and a.steps == b.steps and a.history == b.history
     # Everything is stored now: nothing trains again.
@@ -296,6 +307,18 @@ def test_damaged_partial_checkpoint_restarts_its_seeds(tmp_path):
     (tmp_path / "partial" / "group.pt").write_bytes(b"garbage")
     assert store.load_partial("group") is None
     assert "damaged" in store.problems[0].what
+    assert store.in_progress() == []
+
+
+def test_a_group_in_progress_saved_without_its_configuration_is_listed_by_key(tmp_path):
+    store = Store(tmp_path)
+    store.save_partial("older", {"step": 3, "seeds": [0], "history": [[(3, [1.0, 0.5])]]})
+    store.save_partial("broken", {"step": 3})
+    (older,) = store.in_progress()
+    assert (older.group_key, older.spec, older.history) == ("older", None, (((3, (1.0, 0.5)),),))
+    assert [p.key for p in store.problems] == ["broken"]
+    text = report.markdown([], store.problems, in_progress=[older])
+    assert "| `older` | ? | ? | ? | 0 | 3 | - | 1.000 / 0.500 |" in text and "`broken`" in text
 
 
 def test_a_file_that_is_not_a_store_is_refused(tmp_path):

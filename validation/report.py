@@ -24,7 +24,7 @@ from tasks import registry
 
 from .config import Variant
 from .protocol import LEARNED, PRESETS
-from .store import Problem, Store, StoredRun
+from .store import InProgress, Problem, Store, StoredRun
 
 KEPT = 0.8
 COLLAPSED = 0.7
@@ -176,9 +176,32 @@ def _cells(values: Sequence[float], spread: Sequence[float] = ()) -> str:
     return " / ".join(f"{v:.3f}" for v in values)
 
 
+def in_progress_lines(groups: Sequence[InProgress]) -> list[str]:
+    """The report's section on groups saved in training: per seed, the last evaluation and the
+    step reached (a killed or time-limited run shows what it had learned so far)."""
+    if not groups:
+        return []
+    lines = ["", "## Runs in progress", "",
+             "Saved at their last evaluation; `crasp validate` (or `crasp arithmetic`) continues them.", "",
+             "| task | variant | preset | model | seed | step | length bins | last evaluation |",
+             "|---|---|---|---|---|---|---|---|"]
+    for group in groups:
+        spec = group.spec
+        names = (spec.task, spec.variant, spec.preset, spec.model.label) if spec else (f"`{group.group_key}`", "?",
+                                                                                        "?", "?")
+        bins = " / ".join(bin_labels(spec.bins or registry.get(spec.task).bins)) if spec else "-"
+        step = f"{group.step} of {group.total_steps}" if group.total_steps else str(group.step)
+        for seed, history in zip(group.seeds, group.history):
+            last = _cells(history[-1][1]) if history else "-"
+            lines.append(f"| {' | '.join(names)} | {seed} | {step} | {bins} | {last} |")
+    return lines
+
+
 def markdown(table: list[Row], problems: Sequence[Problem] = (), plots: dict[str, str] | None = None,
-             title: str = "Length generalization: predicted, observed, published") -> str:
-    """The report as markdown: the table, the tally of agreements, plots and any damaged runs."""
+             title: str = "Length generalization: predicted, observed, published",
+             in_progress: Sequence[InProgress] = ()) -> str:
+    """The report as markdown: the table, the tally of agreements, plots, runs in progress and any
+    damaged runs."""
     lines = [f"# {title}", "",
              f"Observed: mean ± standard deviation over counted seeds, per length bin. Outcome: learned when "
              f"bin 1 ≥ {LEARNED}; kept when every longer bin ≥ {KEPT}; collapsed when the longest ≤ "
@@ -199,6 +222,7 @@ def markdown(table: list[Row], problems: Sequence[Problem] = (), plots: dict[str
     if plots:
         lines += ["", "## Accuracy against length", ""]
         lines += [f"![{name}]({path})" for name, path in sorted(plots.items())]
+    lines += in_progress_lines(in_progress)
     if problems:
         lines += ["", "## Damaged runs (not used)", ""]
         lines += [f"- `{p.key}`: {p.what}" for p in problems]
@@ -263,6 +287,10 @@ def write(store: Store, out: str | Path, *, preset: str | None = None, tasks: It
     for task in sorted({row.task for row in table}):
         plot(table, task, out / f"{task}.png")
         plots[task] = f"{task}.png"
+    wanted = set(tasks) if tasks is not None else None
+    running = [g for g in store.in_progress()
+               if g.spec is None or ((preset is None or g.spec.preset == preset)
+                                     and (wanted is None or g.spec.task in wanted))]
     path = out / "report.md"
-    path.write_text(markdown(table, store.problems, plots), encoding="utf-8")
+    path.write_text(markdown(table, store.problems, plots, in_progress=running), encoding="utf-8")
     return path

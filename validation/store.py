@@ -57,6 +57,19 @@ class StoredRun:
 
 
 @dataclass(frozen=True)
+class InProgress:
+    """A group of seeds saved in training: its configuration (None for a checkpoint saved before
+    checkpoints named it), its seeds, the step reached of how many, and each seed's evaluations."""
+
+    group_key: str
+    spec: RunSpec | None
+    seeds: tuple[int, ...]
+    step: int
+    total_steps: int | None
+    history: tuple[tuple[tuple[int, tuple[float, ...]], ...], ...]
+
+
+@dataclass(frozen=True)
 class Problem:
     """A row or file that failed its integrity check."""
 
@@ -213,6 +226,24 @@ class Store:
                                      f"its seeds restart from step 0")
             return None
         return torch.load(path, weights_only=True)
+
+    def in_progress(self) -> list[InProgress]:
+        """Every group saved in training, as its last checkpoint left it (damaged ones are
+        reported in :attr:`problems` and left out)."""
+        found = []
+        for (key,) in self.db.execute("SELECT group_key FROM partial ORDER BY group_key").fetchall():
+            state = self.load_partial(key)
+            if state is None:
+                continue
+            try:
+                spec = spec_from_json(state["spec"]) if "spec" in state else None
+                history = tuple(tuple((int(step), tuple(float(a) for a in acc)) for step, acc in seed_history)
+                                for seed_history in state["history"])
+                found.append(InProgress(key, spec, tuple(state["seeds"]), int(state["step"]),
+                                        state.get("total_steps"), history))
+            except (KeyError, TypeError, ValueError) as error:
+                self._problem(key, f"checkpoint of a run in progress lacks what a report needs ({error})")
+        return found
 
     def drop_partial(self, group_key: str) -> None:
         row = self.db.execute("SELECT path FROM partial WHERE group_key = ?", (group_key,)).fetchone()

@@ -166,8 +166,10 @@ def train_specs(plan: Plan, variant: Variant, specs: list[RunSpec], *, store: St
                     done[result.seed] = store.record(
                         spec, result.accuracy, result.steps, result.wall_time, result.stopped_early,
                         [(e.step, e.accuracy) for e in result.history], result.weights)
-                if group.seeds:
-                    store.save_partial(group_key, group.state())
+                if group.seeds:  # named, so that a report can show the run in progress
+                    named = {"spec": dataclasses.replace(pending[0], seed=-1).to_json(),
+                             "total_steps": group.total_steps}
+                    store.save_partial(group_key, {**group.state(), **named})
 
             group.run(on_evaluation=keep)
             store.drop_partial(group_key)

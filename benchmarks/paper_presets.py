@@ -18,9 +18,7 @@ import json
 import math
 import os
 import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -36,6 +34,8 @@ from validation.config import Variant  # noqa: E402
 from validation.protocol import PRESETS  # noqa: E402
 from validation.train import SeedGroup  # noqa: E402
 
+from steps import steps_per_second  # noqa: E402  (beside this script)
+
 
 def _total_steps(train) -> int:
     if train.epochs:
@@ -49,19 +49,7 @@ def _steps_per_second(plan, variant: Variant, device: str, steps: int, warmup: i
     config = dataclasses.replace(plan.train, epochs=None, train_size=None, steps=10**6, eval_every=10**6,
                                  test_size=1)
     group = SeedGroup(plan.task, variant, plan.model, config, seeds=(0,), device=device)
-    for _ in range(warmup):
-        group.train_step()
-    times = []
-    for _ in range(repeats):
-        if device.startswith("cuda"):
-            torch.cuda.synchronize()
-        start = time.perf_counter()
-        for _ in range(steps):
-            group.train_step()
-        if device.startswith("cuda"):
-            torch.cuda.synchronize()
-        times.append(time.perf_counter() - start)
-    return steps / statistics.median(times)
+    return steps_per_second(group, steps, warmup, repeats)
 
 
 def main() -> None:

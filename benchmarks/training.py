@@ -14,9 +14,7 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -29,6 +27,8 @@ from tasks import registry  # noqa: E402
 from validation.config import ModelConfig, TrainConfig, Variant  # noqa: E402
 from validation.train import SeedGroup  # noqa: E402
 
+from steps import steps_per_second  # noqa: E402  (beside this script)
+
 CONFIGS = (("bin_majority", "1l1h16d"), ("majority", "1l2h64d"), ("sort", "2l2h64d"))
 
 
@@ -36,19 +36,7 @@ def _steps_per_second(task, model, seeds, device, steps, warmup, repeats) -> flo
     config = TrainConfig(steps=10**6, eval_every=10**6, test_size=1)
     group = SeedGroup(registry.get(task), Variant.parse("ape"), ModelConfig.parse(model), config,
                       seeds=tuple(range(seeds)), device=device)
-    for _ in range(warmup):
-        group.train_step()
-    times = []
-    for _ in range(repeats):
-        if device.startswith("cuda"):
-            torch.cuda.synchronize()
-        start = time.perf_counter()
-        for _ in range(steps):
-            group.train_step()
-        if device.startswith("cuda"):
-            torch.cuda.synchronize()
-        times.append(time.perf_counter() - start)
-    return steps / statistics.median(times)
+    return steps_per_second(group, steps, warmup, repeats)
 
 
 def main() -> None:

@@ -17,6 +17,7 @@ torch.Size([1, 4, 6])
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import torch
@@ -37,9 +38,7 @@ def fused_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal
     >>> fused_attention(q, q, q, causal=True)[:, :, 0].allclose(q[:, :, 0])
     True
     """
-    if not q.is_cuda:
-        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, dropout_p=dropout)
-    with sdpa_kernel(SDPBackend.MATH):
+    with sdpa_kernel(SDPBackend.MATH) if q.is_cuda else contextlib.nullcontext():
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, dropout_p=dropout)
 
 
@@ -82,7 +81,6 @@ class SelfAttention(nn.Module):
         q, k, v = heads(q), heads(k), heads(v)
         dropout = self.dropout if self.training else 0.0
         if self.relative is None:
-            # Softmax(q k^T / sqrt(d_head)) v, as one fused kernel.
             mixed = fused_attention(q, k, v, causal=self.causal, dropout=dropout)
         else:
             index = relative_index(length, self.clip, self.uniform, device=x.device)

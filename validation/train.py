@@ -279,14 +279,14 @@ class SeedGroup:
             batches = [self.encoding.collate(stream.next(self.config.batch_size)).to(self.device)
                        for stream in self.streams]
             losses = torch.stack([self._dropout_loss(s, batch) for s, batch in enumerate(batches)])
-        elif len(self.seeds) == 1:  # vmap over a single seed only adds its overhead (a fifth of a step on a CPU)
-            batch = self._train_batch()
-            params = {n: p[0] for n, p in self.params.items()}
-            losses = self._seed_loss(params, batch.ids[0], batch.positions[0], batch.targets[0],
-                                     batch.mask[0]).unsqueeze(0)
         else:
             batch = self._train_batch()
-            losses = vmap(self._seed_loss)(self.params, batch.ids, batch.positions, batch.targets, batch.mask)
+            if len(self.seeds) == 1:  # vmap over a single seed only adds its overhead (a fifth of a step on a CPU)
+                params = {n: p[0] for n, p in self.params.items()}
+                losses = self._seed_loss(params, batch.ids[0], batch.positions[0], batch.targets[0],
+                                         batch.mask[0]).unsqueeze(0)
+            else:
+                losses = vmap(self._seed_loss)(self.params, batch.ids, batch.positions, batch.targets, batch.mask)
         self.optimizer.zero_grad(set_to_none=True)
         losses.sum().backward()
         if self.config.grad_clip:

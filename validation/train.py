@@ -309,11 +309,13 @@ class SeedGroup:
             self.base.eval()
 
     def _clip_per_seed(self, max_norm: float) -> None:
+        # One reduction per tensor and one multi-tensor scaling: each small op costs a kernel
+        # launch, and launches bound a step on a GPU.
         grads = [p.grad for p in self.params.values() if p.grad is not None]
-        norms = torch.stack([g.flatten(1).square().sum(1) for g in grads]).sum(0).sqrt()
+        norms = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g.flatten(1), dim=1) for g in grads]),
+                                         dim=0)
         factor = (max_norm / (norms + 1e-6)).clamp(max=1.0)
-        for g in grads:
-            g.mul_(factor.view(-1, *([1] * (g.dim() - 1))))
+        torch._foreach_mul_(grads, [factor.view(-1, *([1] * (g.dim() - 1))) for g in grads])
 
     # ------------------------------------------------------------ evaluation
 

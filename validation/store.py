@@ -225,7 +225,7 @@ class Store:
             self._problem(group_key, f"checkpoint {row[0]} of a run in progress is missing or damaged; "
                                      f"its seeds restart from step 0")
             return None
-        return torch.load(path, weights_only=True)
+        return torch.load(path, weights_only=True, map_location="cpu")  # a GPU run read on a CPU, too
 
     def in_progress(self) -> list[InProgress]:
         """Every group saved in training, as its last checkpoint left it (damaged ones are

@@ -283,12 +283,7 @@ class SeedGroup:
             losses = torch.stack([self._dropout_loss(s, batch) for s, batch in enumerate(batches)])
         else:
             batch = self._train_batch()
-            if len(self.seeds) == 1:  # vmap over a single seed only adds its overhead (a fifth of a step on a CPU)
-                params = {n: p[0] for n, p in self.params.items()}
-                losses = self._seed_loss(params, batch.ids[0], batch.positions[0], batch.targets[0],
-                                         batch.mask[0]).unsqueeze(0)
-            else:
-                losses = vmap(self._seed_loss)(self.params, batch.ids, batch.positions, batch.targets, batch.mask)
+            losses = vmap(self._seed_loss)(self.params, batch.ids, batch.positions, batch.targets, batch.mask)
         self.optimizer.zero_grad(set_to_none=True)
         losses.sum().backward()
         if self.config.grad_clip:
@@ -311,13 +306,11 @@ class SeedGroup:
             self.base.eval()
 
     def _clip_per_seed(self, max_norm: float) -> None:
-        # One reduction per tensor and one multi-tensor scaling: each small op costs a kernel
-        # launch, and launches bound a step on a GPU.
         grads = [p.grad for p in self.params.values() if p.grad is not None]
-        norms = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g.flatten(1), dim=1) for g in grads]),
-                                         dim=0)
+        norms = torch.stack([g.flatten(1).square().sum(1) for g in grads]).sum(0).sqrt()
         factor = (max_norm / (norms + 1e-6)).clamp(max=1.0)
-        torch._foreach_mul_(grads, [factor.view(-1, *([1] * (g.dim() - 1))) for g in grads])
+        for g in grads:
+            g.mul_(factor.view(-1, *([1] * (g.dim() - 1))))
 
     # ------------------------------------------------------------ evaluation
 

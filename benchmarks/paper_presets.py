@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
 import os
 import platform
 import sys
@@ -35,12 +34,6 @@ from validation.protocol import PRESETS  # noqa: E402
 from validation.train import SeedGroup  # noqa: E402
 
 from steps import steps_per_second  # noqa: E402  (beside this script)
-
-
-def _total_steps(train) -> int:
-    if train.epochs:
-        return train.epochs * math.ceil(train.train_size / train.batch_size)
-    return train.steps
 
 
 def _steps_per_second(plan, variant: Variant, device: str, steps: int, warmup: int, repeats: int) -> float:
@@ -70,7 +63,7 @@ def main() -> None:
             shape = (plan.task.name.removesuffix("_balanced"), timed.name, plan.model.label)
             if shape not in rates:
                 rates[shape] = _steps_per_second(plan, timed, args.device, args.steps, args.warmup, args.repeats)
-            steps = _total_steps(plan.train) * (2 if calibrated else 1)
+            steps = plan.train.total_steps() * (2 if calibrated else 1)
             hours = steps / rates[shape] / 3600
             records.append({"experiment": name, "task": run.task, "variant": run.variant, "model": plan.model.label,
                             "steps": steps, "steps_per_s": rates[shape], "hours": hours})

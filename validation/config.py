@@ -177,6 +177,19 @@ class TrainConfig:
         if problems:
             raise ValidationError(f"training config: {', '.join(problems)} must be positive")
 
+    def total_steps(self, set_size: int | None = None) -> int:
+        """Optimizer steps the schedule takes: ``steps``, or ``epochs`` passes in batches over a
+        training set of ``set_size`` examples (``train_size`` unless told: a set with fewer
+        distinct inputs than asked for is smaller).
+
+        >>> TrainConfig(epochs=10, train_size=100_000).total_steps(), TrainConfig(steps=500).total_steps()
+        (15630, 500)
+        """
+        if not self.epochs:
+            return self.steps
+        size = self.train_size if set_size is None else set_size
+        return self.epochs * -(-(size or 0) // self.batch_size)
+
 
 @dataclass(frozen=True)
 class RunSpec:

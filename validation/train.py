@@ -19,7 +19,6 @@ on without it.
 from __future__ import annotations
 
 import contextlib
-import math
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -175,7 +174,7 @@ class SeedGroup:
         _check_architecture(task, model)
         self.seeds = list(seeds)
         self.streams = [TrainingStream(task, s, config.train_size if config.epochs else None) for s in self.seeds]
-        self.total_steps = self._total_steps()
+        self.total_steps = config.total_steps(len(self.streams[0].fixed or []))
         self.tests = [self.encoding.collate(examples).to(self.device)
                       for examples in held_out_sets(task, config.test_size, test_seed)]
         self.progress = progress
@@ -200,12 +199,6 @@ class SeedGroup:
 
     def _model(self) -> nn.Module:
         return build_model(self.encoding, self.variant, self.model_config, self.uniform)
-
-    def _total_steps(self) -> int:
-        if self.config.epochs:
-            size = len(self.streams[0].fixed or [])
-            return self.config.epochs * math.ceil(size / self.config.batch_size)
-        return self.config.steps
 
     def _as_params(self, tensors: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         """Leaf tensors of the stacked parameters; frozen ones (ABC's bias tables) get no gradient."""

@@ -321,32 +321,36 @@ def test_a_group_in_progress_saved_without_its_configuration_is_listed_by_key(tm
     assert "| `older` | ? | ? | ? | 0 | 3 | - | 1.000 / 0.500 |" in text and "`broken`" in text
 
 
-def test_groups_in_progress_are_listed_from_their_rows_without_loading_checkpoints(tmp_path, monkeypatch):
+def test_groups_in_progress_are_listed_from_their_summaries_without_loading_checkpoints(tmp_path, monkeypatch):
     state = {"step": 3, "seeds": [0], "history": [[(3, [1.0, 0.5])]], "params": {"w": torch.zeros(2)}}
-    Store(tmp_path).save_partial("group", state)
-    with sqlite3.connect(tmp_path / "runs.sqlite") as db:  # a row as stores before summaries kept it
-        db.execute("INSERT INTO partial (group_key, path, sha256, step) SELECT 'older', path, sha256, step "
-                   "FROM partial WHERE group_key = 'group'")
-        db.execute("UPDATE partial SET summary = '{not json' WHERE group_key = 'group'")
+    store = Store(tmp_path)
+    store.save_partial("group", state)
+    store.save_partial("older", state)
+    with sqlite3.connect(tmp_path / "runs.sqlite") as db:
+        db.execute("UPDATE partial SET step = 6 WHERE group_key = 'older'")  # re-saved by a version without summaries
+        db.execute("UPDATE partial_summary SET summary = '{not json' WHERE group_key = 'group'")
     store = Store(tmp_path)
     assert [g.group_key for g in store.in_progress()] == ["older"]  # read from its checkpoint
     assert [p.key for p in store.problems] == ["group"]  # a damaged summary is reported
 
     store.save_partial("group", state)
-    with sqlite3.connect(tmp_path / "runs.sqlite") as db:
-        db.execute("DELETE FROM partial WHERE group_key = 'older'")
+    store.drop_partial("older")
     monkeypatch.setattr(torch, "load", lambda *a, **k: pytest.fail("loaded a checkpoint to list it"))
     (group,) = Store(tmp_path).in_progress()
     assert (group.seeds, group.step, group.history) == ((0,), 3, (((3, (1.0, 0.5)),),))
 
 
-def test_a_store_from_before_summaries_gains_the_column(tmp_path):
-    with sqlite3.connect(tmp_path / "runs.sqlite") as db:
+def test_a_store_keeps_the_partial_table_older_versions_write(tmp_path):
+    with sqlite3.connect(tmp_path / "runs.sqlite") as db:  # as a version without summaries made it
         db.execute("CREATE TABLE partial (group_key TEXT PRIMARY KEY, path TEXT NOT NULL, sha256 TEXT NOT NULL, "
                    "step INTEGER NOT NULL)")
     store = Store(tmp_path)
     store.save_partial("group", {"step": 1, "seeds": [0], "history": [[]]})
     assert [(g.group_key, g.step) for g in store.in_progress()] == [("group", 1)]
+    with sqlite3.connect(tmp_path / "runs.sqlite") as db:  # which such a version can still write to
+        db.execute("INSERT OR REPLACE INTO partial VALUES ('group', 'partial/group.pt', 'x', 2)")
+    assert [c[1] for c in sqlite3.connect(tmp_path / "runs.sqlite").execute("PRAGMA table_info(partial)")] == [
+        "group_key", "path", "sha256", "step"]
 
 
 def test_a_file_that_is_not_a_store_is_refused(tmp_path):

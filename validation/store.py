@@ -38,13 +38,18 @@ CREATE TABLE IF NOT EXISTS runs (
     checkpoint_sha256 TEXT NOT NULL, finished_at TEXT NOT NULL, digest TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS partial (
-    group_key TEXT PRIMARY KEY, path TEXT NOT NULL, sha256 TEXT NOT NULL, step INTEGER NOT NULL, summary TEXT
+    group_key TEXT PRIMARY KEY, path TEXT NOT NULL, sha256 TEXT NOT NULL, step INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS partial_summary (
+    group_key TEXT PRIMARY KEY, step INTEGER NOT NULL, summary TEXT NOT NULL
 );
 """
 
 SUMMARY = ("spec", "seeds", "step", "total_steps", "history")
-"""What a report needs of a group in progress, kept in its row as JSON so that listing such groups
-does not load their checkpoints (about 0.5 GB for a paper-size encoder with its optimizer state)."""
+"""What a report needs of a group in progress, kept beside its row as JSON so that listing such
+groups does not load their checkpoints (about 0.5 GB for a paper-size encoder with its optimizer
+state). A table of its own leaves ``partial`` as older versions write it: a summary whose step is
+not its row's (the row was saved by such a version) is not used."""
 
 
 @dataclass(frozen=True)
@@ -117,9 +122,6 @@ class Store:
         try:
             self.db = sqlite3.connect(self.path)
             self.db.executescript(SCHEMA)
-            if "summary" not in {row[1] for row in self.db.execute("PRAGMA table_info(partial)")}:
-                with self.db:  # a store from before summaries: its rows read their checkpoints instead
-                    self.db.execute("ALTER TABLE partial ADD COLUMN summary TEXT")
         except sqlite3.DatabaseError as error:
             raise ValidationError(f"{self.path}: not a readable run store ({error})") from None
         self.problems: list[Problem] = []
@@ -220,8 +222,10 @@ class Store:
         digest = _sha256_file(self.root / relative)
         summary = json.dumps({name: state[name] for name in SUMMARY if name in state})
         with self.db:
-            self.db.execute("INSERT OR REPLACE INTO partial (group_key, path, sha256, step, summary) "
-                            "VALUES (?, ?, ?, ?, ?)", (group_key, relative, digest, int(state["step"]), summary))
+            self.db.execute("INSERT OR REPLACE INTO partial (group_key, path, sha256, step) VALUES (?, ?, ?, ?)",
+                            (group_key, relative, digest, int(state["step"])))
+            self.db.execute("INSERT OR REPLACE INTO partial_summary VALUES (?, ?, ?)",
+                            (group_key, int(state["step"]), summary))
 
     def load_partial(self, group_key: str) -> dict | None:
         """The saved state of a group, or None (a damaged one is reported in :attr:`problems`)."""
@@ -242,9 +246,10 @@ class Store:
         """Every group saved in training, as its last checkpoint left it (damaged ones are
         reported in :attr:`problems` and left out). Reads each checkpoint's digest, not its tensors."""
         found = []
-        rows = self.db.execute("SELECT group_key, path, sha256, summary FROM partial ORDER BY group_key").fetchall()
-        for key, relative, sha256, summary in rows:
-            if summary is None:  # saved before rows kept a summary
+        rows = self.db.execute("SELECT p.group_key, p.path, p.sha256, p.step = s.step, s.summary FROM partial p "
+                               "LEFT JOIN partial_summary s USING (group_key) ORDER BY p.group_key").fetchall()
+        for key, relative, sha256, current, summary in rows:
+            if not current:  # no summary, or one older than the row
                 state = self.load_partial(key)
             else:
                 state = summary if self._intact_partial(key, relative, sha256) else None
@@ -265,6 +270,7 @@ class Store:
         row = self.db.execute("SELECT path FROM partial WHERE group_key = ?", (group_key,)).fetchone()
         with self.db:
             self.db.execute("DELETE FROM partial WHERE group_key = ?", (group_key,))
+            self.db.execute("DELETE FROM partial_summary WHERE group_key = ?", (group_key,))
         if row is not None:
             (self.root / row[0]).unlink(missing_ok=True)
 

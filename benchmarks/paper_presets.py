@@ -13,7 +13,6 @@ GPU, float32 products use TF32, as the commands do.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import platform
@@ -31,18 +30,12 @@ from validation.arithmetic import EXPERIMENTS  # noqa: E402
 from validation.cli import use_tensor_cores  # noqa: E402
 from validation.config import Variant  # noqa: E402
 from validation.protocol import PRESETS  # noqa: E402
-from validation.train import SeedGroup  # noqa: E402
 
-from steps import steps_per_second  # noqa: E402  (beside this script)
+from steps import steps_per_second, streamed_group  # noqa: E402  (beside this script)
 
 
 def _steps_per_second(plan, variant: Variant, device: str, steps: int, warmup: int, repeats: int) -> float:
-    # The same model and batches, from a stream rather than the fixed training set (its size does
-    # not change a step's cost, and building 500,000 examples would dominate the timing).
-    config = dataclasses.replace(plan.train, epochs=None, train_size=None, steps=10**6, eval_every=10**6,
-                                 test_size=1)
-    group = SeedGroup(plan.task, variant, plan.model, config, seeds=(0,), device=device)
-    return steps_per_second(group, steps, warmup, repeats)
+    return steps_per_second(streamed_group(plan, variant, device), steps, warmup, repeats)
 
 
 def main() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import time
 
@@ -26,3 +27,14 @@ def steps_per_second(group, steps: int, warmup: int, repeats: int) -> float:
             torch.cuda.synchronize(group.device)
         times.append(time.perf_counter() - start)
     return steps / statistics.median(times)
+
+
+def streamed_group(plan, variant, device: str):
+    """A one-seed :class:`validation.train.SeedGroup` of ``plan``'s model and batches, its data drawn
+    as a stream rather than from a fixed training set (the set's size does not change a step's cost,
+    and building 500,000 examples would dominate the timing)."""
+    from validation.train import SeedGroup
+
+    config = dataclasses.replace(plan.train, epochs=None, train_size=None, steps=10**6, eval_every=10**6,
+                                 test_size=1)
+    return SeedGroup(plan.task, variant, plan.model, config, seeds=(0,), device=device)

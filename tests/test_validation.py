@@ -516,3 +516,16 @@ def test_crasp_validate_and_report_on_the_command_line(tmp_path):
     err = io.StringIO()
     assert main(["validate", "bin_majority", "--variant", "rope", "--store", store], io.StringIO(), err) == 1
     assert "variant 'rope'" in err.getvalue()
+
+
+def test_a_resumed_groups_progress_bar_starts_at_its_step():
+    from validation.cli import _Bar
+
+    out = io.StringIO()
+    bar = _Bar("xu_addition ape", out)
+    bar(3600, 6000, "resumed seeds [0] at step 3600")  # no steps trained yet in this process: no rate
+    shown = out.getvalue().split("\r")[-1]
+    assert "3600/6000" in shown and "?step/s" in shown, shown
+    bar(4200, 6000, "loss 0.1")
+    assert "4200/6000" in out.getvalue().split("\r")[-1]
+    bar.close()

@@ -18,8 +18,8 @@ class _Bar:
 
         if self.bar is None or self.bar.total != total or step < self.bar.n:
             self.close()
-            self.bar = tqdm(total=total, desc=self.label, file=self.err, unit="step", leave=True,
-                            dynamic_ncols=True, mininterval=0)
+            self.bar = tqdm(total=total, initial=step, desc=self.label, file=self.err, unit="step", leave=True,
+                            dynamic_ncols=True, mininterval=0)  # a resumed group's rate counts its new steps
         self.bar.update(step - self.bar.n)
         self.bar.set_postfix_str(text)
 

@@ -394,6 +394,15 @@ def test_a_fine_tuned_run_starts_from_the_same_seed_of_the_named_task(tmp_path):
     assert not torch.allclose(store.weights(tuned.runs[0])["wte.weight"], other["wte.weight"], atol=1e-3)
 
 
+def test_progress_names_the_first_stage_while_it_trains(tmp_path):
+    seen = []
+    validate("xu_mod100_addition", _fine_tuning_preset(dataclasses.replace(QUICK, start_from="xu_addition")), "ape",
+             store=Store(tmp_path), progress=lambda step, total, status: seen.append(status))
+    first = [s for s in seen if s.startswith("first stage xu_addition ape: ")]
+    assert first and seen[:len(first)] == first  # the first stage trains first, and says so
+    assert seen[len(first):] and not any(s.startswith("first stage") for s in seen[len(first):])
+
+
 def test_fine_tuning_refuses_other_vocabularies_and_chains_and_changes_nothing(tmp_path):
     store = Store(tmp_path)
     with pytest.raises(ValidationError, match="vocabularies differ"):

@@ -108,7 +108,16 @@ def first_stage(task: Task, preset: Preset, variant: Variant, seeds: list[int], 
                               f"({plan.train.start_from!r})")
     specs = [RunSpec(task.name, variant.name, plan.model, plan.train, seed, preset.name, plan.task.train_range,
                      plan.task.bins) for seed in seeds]
-    return plan, train_specs(plan, variant, specs, store=store, device=device, progress=progress)
+    return plan, train_specs(plan, variant, specs, store=store, device=device,
+                             progress=_prefixed(progress, f"first stage {task.name} {variant.name}"))
+
+
+def _prefixed(progress: Progress | None, prefix: str) -> Progress | None:
+    """``progress`` with ``prefix`` before every status: a run's bar then says when it is training
+    the run it starts from."""
+    if progress is None:
+        return None
+    return lambda step, total, status: progress(step, total, f"{prefix}: {status}")
 
 
 def calibrations(task: Task, preset: Preset, variant: Variant, seeds: list[int], *, store: Store,

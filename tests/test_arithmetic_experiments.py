@@ -135,6 +135,17 @@ def test_an_experiment_trains_probes_and_reports(tmp_path, monkeypatch):
     assert [(r.task, r.variant) for r in outcome.results] == [("xu_addition", "rpe")]
     assert {r.spec.task for r in alone.runs()} == {"xu_addition"}
     assert "xu_mod100_addition" not in outcome.report.read_text()
+    assert "Seeds that did not count" not in text
+
+    strict = dataclasses.replace(tiny, count_threshold=1.01, max_attempts=2)  # no seed can count
+    monkeypatch.setitem(protocol.PRESETS, "tiny", strict)
+    outcome = arithmetic.run("xu", preset="tiny", store=Store(tmp_path / "strict"), out=tmp_path / "strict-out",
+                             probe_count=5, only=["xu_addition:rpe"])
+    text = outcome.report.read_text()
+    assert "| xu_addition | rpe | 1l2h16d | 0/2 |" in text and "inconclusive: no counted seed" in text
+    assert "Seeds that did not count" in text
+    assert re.search(r"\| xu_addition \| rpe \| 0 \| \d\.\d{3} / \d\.\d{3} / \d\.\d{3} \| 4 \|", text)
+    assert re.search(r"\| xu_addition \| rpe \| 1 \| [^|]+ \| 4 \|", text)
 
 
 def test_the_history_table_spans_the_evaluations_after_the_training_range_is_learned():
@@ -154,6 +165,23 @@ def test_the_history_table_spans_the_evaluations_after_the_training_range_is_lea
     table = history_table([result])
     assert table[2:] == ["| sabbaghi_addition | rpe | 3 | 2000 | 3 | 0.40–0.80 (0.60) / 0.00–0.30 (0.20) |"]
     assert history_table([Validation("sabbaghi_addition", "rpe", "cpu", None, (stopped,), (stopped,))]) == []
+
+
+def test_seeds_that_did_not_count_are_listed_with_what_they_learned():
+    from validation.arithmetic_report import uncounted_table
+    from validation.config import RunSpec
+    from validation.store import StoredRun
+    from validation.sweep import Validation
+
+    spec = RunSpec("xu_addition", "ape", ModelConfig(3, 3, 48), TrainConfig(), 0, "cpu", (3, 3),
+                   ((1, 3), (4, 9), (10, 20)))
+    unlearned = StoredRun(spec, (0.055, 0.0, 0.0), 3000, 1.0, False, (), "")
+    partial = StoredRun(dataclasses.replace(spec, seed=1), (0.61, 0.0, 0.0), 3000, 1.0, False, (), "")
+    learned = StoredRun(dataclasses.replace(spec, seed=2), (1.0, 0.0, 0.0), 1500, 1.0, True, (), "")
+    result = Validation("xu_addition", "ape", "cpu", None, (unlearned, partial, learned), (learned,))
+    assert uncounted_table([result])[2:] == ["| xu_addition | ape | 0 | 0.055 / 0.000 / 0.000 | 3000 |",
+                                             "| xu_addition | ape | 1 | 0.610 / 0.000 / 0.000 | 3000 |"]
+    assert uncounted_table([dataclasses.replace(result, runs=(learned,))]) == []
 
 
 def test_sabbaghi_cascade_probe_groups_inputs_by_cascade(tmp_path, monkeypatch):

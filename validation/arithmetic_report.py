@@ -187,6 +187,16 @@ def plot_history(results: Sequence[Validation], path: Path) -> Path:
     return path
 
 
+def uncounted_table(results: Sequence[Validation]) -> list[str]:
+    """One line per seed that did not count: its accuracy per bin where it stopped, and its steps
+    (empty when every seed counted). The claims table leaves these seeds out; a run with none
+    counted reads "inconclusive" there, and this table shows what its seeds did learn."""
+    lines = [f"| {r.task} | {r.variant} | {run.spec.seed} | {' / '.join(f'{a:.3f}' for a in run.accuracy)} | "
+             f"{run.steps} |"
+             for r in results for run in r.runs if run not in r.counted]
+    return ["| task | variant | seed | accuracy per bin | steps |", "|---|---|---|---|---|", *lines] if lines else []
+
+
 def kept_table(kept: Sequence[Kept]) -> list[str]:
     """One line per ABC seed and head: the lines its biases keep."""
     lines = ["| task | variant | seed | head | self-attention lines | cross-attention lines |", "|---|---|---|---|---|---|"]
@@ -208,6 +218,10 @@ def markdown(experiment: Experiment, preset: str, results: Sequence[Validation],
              "and uniform positions from the alignment check (does shifting the operands one digit move the answer "
              "as far as their digits, in token positions?); for attention biases it reads 'undetermined'.", "",
              *claims_table(experiment, preset, table), ""]
+    uncounted = uncounted_table(results)
+    if uncounted:
+        lines += ["Seeds that did not count (their training range below the preset's threshold), left out above:",
+                  "", *uncounted, ""]
     lines += ["## The toolkit's reasoning", "", *_reasoning(results), ""]
     notes = sorted({f"- {v.task} {v.variant}: {v.plan.note}" for v in results if v.plan.note})
     if notes:

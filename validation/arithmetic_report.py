@@ -191,8 +191,7 @@ def uncounted_table(results: Sequence[Validation]) -> list[str]:
     """One line per seed that did not count: its accuracy per bin where it stopped, and its steps
     (empty when every seed counted). The claims table leaves these seeds out; a run with none
     counted reads "inconclusive" there, and this table shows what its seeds did learn."""
-    lines = [f"| {r.task} | {r.variant} | {run.spec.seed} | {' / '.join(f'{a:.3f}' for a in run.accuracy)} | "
-             f"{run.steps} |"
+    lines = [f"| {r.task} | {r.variant} | {run.spec.seed} | {_cells(run.accuracy)} | {run.steps} |"
              for r in results for run in r.runs if run not in r.counted]
     return ["| task | variant | seed | accuracy per bin | steps |", "|---|---|---|---|---|", *lines] if lines else []
 

@@ -121,18 +121,38 @@ def _xu_enumerate(op: str):
     return enumerate_inputs
 
 
-def _xu_anchors(name: str, bins) -> tuple[Anchor, ...]:
-    """Published accuracies for the task, one value per bin where the paper reports that range."""
-    rows = {row["test_digits"]: row for row in anchors.read("arithmetic.csv")
-            if row["source"] == "xu2024" and row["task"] == name}
-    if not rows:
+def _digit_range(text: str) -> tuple[int, int]:
+    """``"1-4"`` -> (1, 4); ``"3"`` -> (3, 3)."""
+    low, _, high = text.partition("-")
+    return int(low), int(high or low)
+
+
+def _xu_anchors(name: str, train: int, bins) -> tuple[Anchor, ...]:
+    """Published accuracies for the task trained on ``train`` digits, one value per bin where the
+    paper reports that range, or a range holding it at 0% or 100% (an average over a range is 0 or
+    100 only when it is so on every part of it, so "100% on 1-4" gives 100% on 1-3 and on 4)."""
+    rows = [row for row in anchors.read("arithmetic.csv")
+            if row["source"] == "xu2024" and row["task"] == name and row["train_digits"] == str(train)]
+    published = {_digit_range(row["test_digits"]): float(row["accuracy"]) for row in rows}
+    if not published:
         return ()
     values = []
     for low, high in bins:
-        key = str(low) if low == high else f"{low}-{high}"
-        values.append(float(rows[key]["accuracy"]) if key in rows else "-")
-    train = next(iter(rows.values()))["train_digits"]
+        exact = published.get((low, high))
+        holding = [v for (a, b), v in published.items() if a <= low and high <= b and v in (0.0, 100.0)]
+        values.append(exact if exact is not None else holding[0] if holding else "-")
     return (Anchor("ape", tuple(values), f"6 layers, 6 heads, d 384; trained on {train} digits", "xu2024"),)
+
+
+def xu_bins(digits: int, longest: int) -> tuple[tuple[int, int], ...]:
+    """Xu et al.'s length bins for a model trained on D_``digits``: the shorter lengths, the trained
+    one, the longer ones to 9 digits, and the rest to ``longest``.
+
+    >>> xu_bins(4, 20), xu_bins(1, 10)
+    (((1, 3), (4, 4), (5, 9), (10, 20)), ((1, 1), (2, 9), (10, 10)))
+    """
+    shorter = ((1, digits - 1),) if digits > 1 else ()
+    return (*shorter, (digits, digits), (digits + 1, 9), (10, longest))
 
 
 def xu_task(op: str, modulus: int | None = None) -> Task:
@@ -141,10 +161,7 @@ def xu_task(op: str, modulus: int | None = None) -> Task:
     name = f"mod{modulus}_{kind}" if modulus else kind
     multiply_exact = op == "*" and modulus is None
     train = 3 if op == "*" else 4
-    if multiply_exact:
-        bins = ((1, 3), (4, 6), (7, 10))
-    else:
-        bins = ((1, train), (train + 1, 9), (10, WIDTH))
+    bins = ((1, 2), (3, 3), (4, 6), (7, 10)) if multiply_exact else xu_bins(train, WIDTH)
     divides = modulus is not None and any(10 ** k % modulus == 0 for k in range(1, WIDTH + 1))
     note = ""
     if modulus:
@@ -170,7 +187,7 @@ def xu_task(op: str, modulus: int | None = None) -> Task:
         no_program={"nope": "no plain C-RASP program: every output digit sits at a fixed distance from the "
                             "operand digits it needs, which the program reads with local guards i - j = k; "
                             "without positions a program cannot tell the digits of a padded operand apart"},
-        anchors=_xu_anchors(name, bins),
+        anchors=_xu_anchors(name, train, bins),
         description=f"{'a + b' if op == '+' else 'a * b'}{f' mod {modulus}' if modulus else ''} in Xu et al.'s "
                     f"fixed-width format (20-digit operands, 21-digit reversed result, ';'){note}",
         reference=XU,

@@ -148,6 +148,11 @@ class Task:
     n_positions: int | None = None
 
     @property
+    def training_bin(self) -> int:
+        """The index of the bin a run must learn: see :func:`training_bin`."""
+        return training_bin(self.train_range, self.bins)
+
+    @property
     def alphabet(self) -> tuple[str, ...]:
         """Every token an example can contain."""
         extra = [*self.prefix, *([self.separator] if self.separator else []), EOS]
@@ -217,6 +222,21 @@ class Task:
         return factory() if factory else None
 
 
+def training_bin(train_range: Sequence[int], bins: Sequence[Sequence[int]]) -> int:
+    """The index of the length bin that holds the longest training length: the bin a run must learn
+    before its other bins say anything. It is the first bin for most tasks; Xu et al. train on D_n
+    alone and test the shorter lengths apart, so theirs is [n, n].
+
+    >>> training_bin((0, 50), ((0, 50), (51, 100))), training_bin((3, 3), ((1, 2), (3, 3), (4, 9)))
+    (0, 1)
+    """
+    longest = train_range[1]
+    for k, (low, high) in enumerate(bins):
+        if low <= longest <= high:
+            return k
+    raise TaskError(f"no length bin among {tuple(map(tuple, bins))} holds the longest training length {longest}")
+
+
 _REGISTRY: dict[str, Task] = {}
 
 
@@ -226,6 +246,7 @@ def register(task: Task, *, replace: bool = False) -> Task:
         raise TaskError(f"task name {task.name!r} must be non-empty, without spaces")
     if task.name in _REGISTRY and not replace:
         raise TaskError(f"a task named {task.name!r} is already registered")
+    task.training_bin  # noqa: B018 - raises when no bin holds the training lengths
     _REGISTRY[task.name] = task
     return task
 

@@ -34,6 +34,18 @@ def test_xu_format_and_references():
     assert not tasks.get("xu_multiplication").valid(operands_x(10**15, 10**15, "*"))  # 31 digits
 
 
+def test_xu_bins_test_shorter_lengths_apart_and_published_ranges_spread_only_when_exact():
+    """Xu et al. train on D_n alone: its bins are 1..n-1, n (the training bin), n+1..9 and above. A
+    published range covering several bins gives each of them its value only at 0% or 100%."""
+    addition, mod150, mod51 = (tasks.get(f"xu_{name}") for name in ("addition", "mod150_addition",
+                                                                     "mod51_multiplication"))
+    assert addition.bins == ((1, 3), (4, 4), (5, 9), (10, 20)) and addition.training_bin == 1
+    assert addition.anchors[0].bins == (100.0, 100.0, 0.0, "-")  # published: 100% on 1-4, 0% on 5-9
+    assert mod150.anchors[0].bins == (100.0, 100.0, 33.0, "-")  # 33% on 5-9 is that bin's own value
+    assert mod51.bins[:3] == ((1, 2), (3, 3), (4, 9))
+    assert mod51.anchors[0].bins == ("-", 99.7, "-", "-")  # 2.6% at 4 digits alone says nothing of 4-9
+
+
 def test_xu_d_n_distribution():
     rng = np.random.default_rng(0)
     task = tasks.get("xu_mod51_multiplication")

@@ -1,5 +1,6 @@
 """The algorithmic task suite: published formats and distributions, references, verified programs."""
 
+import dataclasses
 from collections import Counter
 
 import numpy as np
@@ -102,6 +103,13 @@ def test_addition_operands():
 def test_parity_allows_empty_input():
     examples = draws("parity", low=0, high=3, count=200)
     assert any(e.length == 0 for e in examples)
+
+
+def test_a_task_whose_training_lengths_fall_in_no_bin_is_refused():
+    bad = dataclasses.replace(tasks.get("majority"), name="majority_gap", bins=((60, 100),))
+    with pytest.raises(TaskError, match="no length bin among .* holds the longest training length 50"):
+        tasks.register(bad)
+    assert "majority_gap" not in tasks.names()
 
 
 def test_anchors_and_labels():

@@ -156,6 +156,22 @@ def test_a_run_told_not_to_stop_early_trains_its_whole_schedule():
     assert any(e.accuracy[0] == 1.0 for e in result.history[:-1])  # exact before the end, and went on
 
 
+def test_a_seed_stops_once_its_training_bin_is_exact_whatever_the_first_bin_says():
+    task = dataclasses.replace(registry.get("bin_majority"), bins=((51, 100), (0, 50), (101, 150)))
+    assert task.training_bin == 1
+
+    def run_with(accuracy):
+        group = SeedGroup(task, Variant.parse("ape"), TINY, QUICK, seeds=(0,))
+        group.evaluate = lambda: [accuracy]
+        (result,) = group.run()
+        return result
+
+    stopped = run_with((0.5, 1.0, 0.0))
+    assert stopped.stopped_early and stopped.steps == QUICK.eval_every
+    went_on = run_with((1.0, 0.5, 1.0))
+    assert not went_on.stopped_early and went_on.steps == QUICK.steps
+
+
 def test_training_is_deterministic_and_independent_of_the_other_seeds():
     task, ape = registry.get("parity"), Variant.parse("ape_reg1e-3")
     first = SeedGroup(task, ape, TINY, QUICK, seeds=(0, 1)).run()
@@ -362,8 +378,24 @@ def test_a_file_that_is_not_a_store_is_refused(tmp_path):
 def test_counted_seeds_rule_tries_more_seeds():
     preset = protocol.Preset("strict", "tests", lambda task, variant: protocol.Plan(task, TINY, QUICK),
                              seeds=2, count_threshold=1.01, max_attempts=2)
-    assert not preset.counts(TINY, (1.0, 1.0, 1.0))
-    assert preset.counts(ModelConfig(12, 12, 768), (0.5, 0.0, 0.0))
+    spec = RunSpec("bin_majority", "ape", TINY, QUICK, 0)
+    assert not preset.counts(spec, (1.0, 1.0, 1.0))
+    assert preset.counts(dataclasses.replace(spec, model=ModelConfig(12, 12, 768)), (0.5, 0.0, 0.0))
+
+
+def test_a_seed_counts_by_its_training_bin_not_the_first():
+    """Xu et al.'s D_3 run tests 1-2 digits in a bin of its own before the trained 3: a seed exact on
+    3 digits counts (it learned its training data) whatever it does on 1-2, and one exact on 1-2 but
+    not on 3 does not."""
+    cpu = protocol.PRESETS["cpu"]
+    task = protocol.trained_on(registry.get("xu_addition"), 3)
+    spec = RunSpec(task.name, "ape", TINY, QUICK, 0, "cpu", task.train_range, task.bins)
+    assert spec.training_bin == 1
+    assert cpu.counts(spec, (0.1, 1.0, 0.0, 0.0))
+    assert not cpu.counts(spec, (1.0, 0.5, 0.0, 0.0))
+    old = dataclasses.replace(spec, bins=((1, 3), (4, 9), (10, 20)))  # as runs were stored before the split
+    assert old.training_bin == 0 and not cpu.counts(old, (0.1, 1.0, 0.0))
+    assert RunSpec(task.name, "ape", TINY, QUICK, 0).training_bin == registry.get("xu_addition").training_bin == 1
 
 
 def test_validate_tries_seeds_until_enough_count(tmp_path):
@@ -501,6 +533,25 @@ def test_report_tables_plots_and_agreement(tmp_path):
     assert "| bin_majority | ape | tiny | 1l1h16d | 2/2 | generalizes |" in text
     assert "1 of 2 rows agree" in text
     assert (tmp_path / "out" / "bin_majority.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_reads_xu_runs_on_their_training_bin(tmp_path):
+    """Bins 1-2 / 3 / 4-9 / 10-20 of a D_3 run: the outcome reads 3 digits as the training bin, and
+    a run kept above but not below is not kept."""
+    store = Store(tmp_path / "runs")
+    task = protocol.trained_on(registry.get("xu_addition"), 3)
+    spec = RunSpec(task.name, "ape", TINY, QUICK, 0, "cpu", task.train_range, task.bins)
+    weights = {n: p.detach() for n, p in GPT(TINY, vocab_size=6, n_positions=8, variant="ape").named_parameters()}
+    Outcome = report.Outcome
+    for seed, (accuracy, expected) in enumerate([((0.2, 1.0, 0.0, 0.0), Outcome.COLLAPSED),
+                                                 ((1.0, 1.0, 0.9, 0.85), Outcome.KEPT),
+                                                 ((0.5, 1.0, 0.9, 0.9), Outcome.BETWEEN),
+                                                 ((1.0, 0.5, 1.0, 1.0), Outcome.NOT_LEARNED)]):
+        store.record(dataclasses.replace(spec, model=ModelConfig(1, 1, 16 + seed)), accuracy, 6, 1.0, False, [],
+                     weights)
+        (row,) = [r for r in report.rows(store) if r.model == f"1l1h{16 + seed}d"]
+        assert (row.trained, row.observed, row.counted) == (1, expected, int(accuracy[1] >= protocol.LEARNED))
+    assert report.plot(report.rows(store), task.name, tmp_path / "xu.png").is_file()
 
 
 # ---------------------------------------------------------------- command line

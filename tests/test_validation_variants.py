@@ -153,12 +153,13 @@ def test_xu_plans_train_decoders_on_d_n():
     cpu = protocol.PRESETS["cpu"].plan(addition, Variant.parse("rpe"))
     digits = protocol.XU_CPU_DIGITS
     assert not cpu.model.encoder and cpu.task.train_range == (digits, digits)
-    assert cpu.task.bins == ((1, digits), (digits + 1, 9), (10, 20))
+    assert cpu.task.bins == ((1, digits - 1), (digits, digits), (digits + 1, 9), (10, 20))
+    assert cpu.task.training_bin == 1 and not cpu.train.stop_when_exact  # a fixed schedule, as Xu et al. train
     assert all(cpu.task.measure(cpu.task.sample_train(np.random.default_rng(k)).tokens[1:43]) == digits
                for k in range(20))
     paper = protocol.PRESETS["paper"].plan(registry.get("xu_multiplication"), Variant.parse("ape"))
     assert paper.model == ModelConfig(6, 6, 384) and paper.train.train_size == 500_000
-    assert paper.task.train_range == (3, 3) and paper.task.bins[-1] == (7, 10)
+    assert paper.task.train_range == (3, 3) and paper.task.bins[-1] == (7, 10) and not paper.train.stop_when_exact
     with pytest.raises(ValidationError, match="compare ape and rpe"):
         protocol.PRESETS["cpu"].plan(addition, Variant.parse("upe"))
     with pytest.raises(ValidationError, match="1 to 8 digits"):

@@ -175,7 +175,8 @@ class Curve:
     variant: str
     model: str
     seeds: int
-    trained_digits: int
+    trained: tuple[int, int]
+    """The numbers of digits trained on (Xu et al.'s D_n: n alone)."""
     lengths: tuple[int, ...]
     accuracy: tuple[float, ...]
     truncated: tuple[float, ...] | None
@@ -218,7 +219,8 @@ def curve(result: Validation, store: Store, *, count: int, device: str = "cpu") 
     if task.reference == arithmetic.XU:
         shifted = by_length(task, lengths, count, transform=_on_truncated_operands(task, digits))
         truncated = tuple(_mean_exact(models, shifted[n]) for n in lengths)
-    return Curve(task.name, result.variant, result.plan.model.label, len(models), digits, lengths, accuracy, truncated)
+    return Curve(task.name, result.variant, result.plan.model.label, len(models), task.train_range, lengths, accuracy,
+                 truncated)
 
 
 def _on_truncated_operands(task: Task, digits: int):

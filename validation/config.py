@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from crasp.errors import CraspError
+from tasks import registry
 
 
 class ValidationError(CraspError):
@@ -150,7 +151,7 @@ class TrainConfig:
     over a fixed training set of ``train_size`` examples, the formal-language protocol); AdamW
     with a linear decay after ``warmup`` steps; gradients clipped to norm ``grad_clip`` per seed
     (the Hugging Face trainer's default the paper's code ran with); evaluation every
-    ``eval_every`` steps on ``test_size`` examples per bin, stopping once the first bin is exact
+    ``eval_every`` steps on ``test_size`` examples per bin, stopping once the training bin is exact
     (unless ``stop_when_exact`` is False: then every run trains the whole schedule).
     """
 
@@ -227,3 +228,10 @@ class RunSpec:
     def group_key(self) -> str:
         """The key shared by the seeds of one configuration (they train together)."""
         return dataclasses.replace(self, seed=-1).key
+
+    @property
+    def training_bin(self) -> int:
+        """The index of the bin the run must learn (:func:`tasks.registry.training_bin`); a spec
+        without its lengths reads the task's."""
+        task = None if self.train_range and self.bins else registry.get(self.task)
+        return registry.training_bin(self.train_range or task.train_range, self.bins or task.bins)

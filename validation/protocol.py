@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 from tasks.algorithmic import offset_up_to
-from tasks.arithmetic import sabbaghi_tasks
+from tasks.arithmetic import sabbaghi_tasks, xu_bins
 from tasks.registry import Task
 
-from .config import ModelConfig, TrainConfig, ValidationError, Variant
+from .config import ModelConfig, RunSpec, TrainConfig, ValidationError, Variant
 
 PAPER_GRID = tuple((ModelConfig(l, h, d), lr) for l, h, d, lr in
                    itertools.product((1, 2, 4), (1, 2, 4), (16, 64, 256), (1e-3, 1e-4)))
@@ -36,11 +36,12 @@ FORMAL_GRID = tuple(ModelConfig(l, h, d) for l, h, d in itertools.product((1, 2,
 """The formal-language suite's model grid (lr 1e-5)."""
 
 LEARNED = 0.9
-"""Accuracy on the first bin (the training range) from which a run has learned the task: the
-report's outcome threshold, and what a seed needs to count under the cpu preset."""
+"""Accuracy on the training bin (:attr:`tasks.registry.Task.training_bin`, the first bin for every
+task but Xu et al.'s) from which a run has learned the task: the report's outcome threshold, and
+what a seed needs to count under the cpu preset."""
 
 LARGE_LAYERS = 4
-"""Models deeper than this (the paper's 12-layer fallback) count whatever their bin-1 accuracy."""
+"""Models deeper than this (the paper's 12-layer fallback) count whatever their training-bin accuracy."""
 
 
 @dataclass(frozen=True)
@@ -57,9 +58,9 @@ class Plan:
 class Preset:
     """A named protocol: plans per task and variant, and the counted-seeds rule.
 
-    A seed *counts* when its accuracy on the first bin reaches ``count_threshold`` (or its model
-    is deeper than :data:`LARGE_LAYERS`); seeds 0, 1, 2, ... are trained until ``seeds`` count or
-    ``max_attempts`` times that many have been tried.
+    A seed *counts* when its accuracy on the training bin (:attr:`RunSpec.training_bin`) reaches
+    ``count_threshold`` (or its model is deeper than :data:`LARGE_LAYERS`); seeds 0, 1, 2, ... are
+    trained until ``seeds`` count or ``max_attempts`` times that many have been tried.
     """
 
     name: str
@@ -69,8 +70,8 @@ class Preset:
     count_threshold: float = 1.0
     max_attempts: int = 3
 
-    def counts(self, model: ModelConfig, accuracy: tuple[float, ...]) -> bool:
-        return model.n_layer > LARGE_LAYERS or accuracy[0] >= self.count_threshold
+    def counts(self, spec: RunSpec, accuracy: tuple[float, ...]) -> bool:
+        return spec.model.n_layer > LARGE_LAYERS or accuracy[spec.training_bin] >= self.count_threshold
 
 
 def _published_config(task: Task, variant: Variant) -> tuple[ModelConfig, float] | None:
@@ -240,21 +241,23 @@ def fine_tuned_from(task: Task) -> str | None:
 
 
 def trained_on(task: Task, digits: int) -> Task:
-    """Xu et al.'s task trained on D_``digits`` and tested on [1, digits], [digits + 1, 9] and [10, 20]
-    digits (multiplication: up to 10).
+    """Xu et al.'s task trained on D_``digits`` and tested on fewer digits, on ``digits`` itself (the
+    training bin), on [digits + 1, 9] and on [10, 20] (multiplication: up to 10).
 
     >>> from tasks import registry
-    >>> trained_on(registry.get("xu_addition"), 3).bins
-    ((1, 3), (4, 9), (10, 20))
+    >>> trained = trained_on(registry.get("xu_addition"), 3)
+    >>> trained.bins, trained.training_bin
+    (((1, 2), (3, 3), (4, 9), (10, 20)), 1)
     """
     if not 1 <= digits < 9:
         raise ValidationError(f"task {task.name!r}: train on 1 to 8 digits, not {digits}")
-    bins = ((1, digits), (digits + 1, 9), (10, task.max_length))
-    return dataclasses.replace(task, train_range=(digits, digits), bins=bins)
+    return dataclasses.replace(task, train_range=(digits, digits), bins=xu_bins(digits, task.max_length))
 
 
 def _xu_plan(task: Task, variant: Variant, *, cpu: bool) -> Plan:
-    """Xu et al.'s protocol: a nanoGPT decoder trained on D_n, tested on fewer and more digits."""
+    """Xu et al.'s protocol: a nanoGPT decoder trained on D_n for a fixed schedule (no stop once D_n
+    is exact: the shorter lengths are a test, and may still be learned after it), tested on fewer and
+    more digits."""
     if variant.positions not in ("ape", "nope", "rpe"):
         raise ValidationError(f"task {task.name!r}: Xu et al. compare ape and rpe (and the harness adds nope), not "
                               f"{variant.name}")
@@ -262,18 +265,18 @@ def _xu_plan(task: Task, variant: Variant, *, cpu: bool) -> Plan:
         source = fine_tuned_from(task)
         steps = XU_CPU_FINE_TUNE_STEPS if source else XU_CPU_STEPS
         train = TrainConfig(lr=XU_CPU_LR, steps=steps, warmup=100, eval_every=steps // 5, test_size=400,
-                            start_from=source)
-        note = f"cpu preset: {XU_CPU_MODEL}, lr {XU_CPU_LR:g}, {steps} steps, trained on D_{XU_CPU_DIGITS}"
+                            start_from=source, stop_when_exact=False)
+        note = f"cpu preset: {XU_CPU_MODEL}, lr {XU_CPU_LR:g}, all {steps} steps, trained on D_{XU_CPU_DIGITS}"
         if source:
             note += f", fine-tuned from seed s of {source} (from a fresh start the modular tasks do not leave their " \
                     f"first plateau at this scale)"
         return Plan(trained_on(task, XU_CPU_DIGITS), ModelConfig.parse(XU_CPU_MODEL), train, note)
     multiply = task.name.endswith("multiplication")
     train = TrainConfig(lr=1e-3, batch_size=64, epochs=10, train_size=500_000 if multiply else 100_000,
-                        eval_every=5_000)
+                        eval_every=5_000, stop_when_exact=False)
     return Plan(task, ModelConfig(6, 6, 384), train,
                 "Xu et al.'s default model (6 layers, 6 heads, d 384), AdamW lr 1e-3, batch 64, 100k training samples "
-                "(500k for multiplication); 10 epochs is our choice")
+                "(500k for multiplication), every epoch trained; 10 epochs is our choice")
 
 
 def _duan_plan(task: Task, variant: Variant, *, cpu: bool) -> Plan:

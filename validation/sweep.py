@@ -61,7 +61,7 @@ def validate(task_name: str, preset: Preset, variant: str = "ape", *, store: Sto
     runs: list[StoredRun] = []
     tried = 0
     while tried < wanted * preset.max_attempts:
-        counted = [r for r in runs if preset.counts(r.spec.model, r.accuracy)]
+        counted = [r for r in runs if preset.counts(r.spec, r.accuracy)]
         missing = wanted - len(counted)
         if missing <= 0:
             break
@@ -70,7 +70,7 @@ def validate(task_name: str, preset: Preset, variant: str = "ape", *, store: Sto
                  for seed in range(tried, min(tried + missing, wanted * preset.max_attempts))]
         runs.extend(train_specs(plan, kind, specs, store=store, device=device, progress=progress, initial=initial))
         tried += len(specs)
-    counted = [r for r in runs if preset.counts(r.spec.model, r.accuracy)]
+    counted = [r for r in runs if preset.counts(r.spec, r.accuracy)]
     return Validation(task.name, kind.name, preset.name, plan, tuple(runs), tuple(counted[:wanted]))
 
 
@@ -199,7 +199,7 @@ def _resumed(plan: Plan, variant: Variant, saved: dict, pending: set[int], devic
 def search(task_name: str, variant: str, *, store: Store, plan_of: Callable[[object, object], Plan],
            grid=PAPER_GRID, device: str = "cpu", progress: Progress | None = None) -> Plan:
     """The paper's configuration search: seed 0 of each grid configuration in order, keeping the
-    first that is exact on the first two bins (the last one tried if none is)."""
+    first that is exact on the training bin and the next (the last one tried if none is)."""
     task = registry.get(task_name)
     kind = Variant.parse(variant)
     base = plan_of(task, kind)
@@ -208,6 +208,6 @@ def search(task_name: str, variant: str, *, store: Store, plan_of: Callable[[obj
         chosen = Plan(task, model, dataclasses.replace(base.train, lr=lr), f"grid search: {model.label}, lr {lr:g}")
         spec = RunSpec(task.name, kind.name, model, chosen.train, 0, "grid", task.train_range, task.bins)
         (run,) = train_specs(chosen, kind, [spec], store=store, device=device, progress=progress)
-        if run.accuracy[0] == 1.0 and len(run.accuracy) > 1 and run.accuracy[1] == 1.0:
+        if run.accuracy[task.training_bin:task.training_bin + 2] == (1.0, 1.0):
             break
     return chosen

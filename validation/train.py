@@ -4,8 +4,8 @@ Each seed has its own initialisation (``torch.manual_seed(seed)``), its own stre
 examples, its own AdamW state and, with dropout, its own random stream (such seeds run one after
 another instead of vmapped); the seeds share only the kernels they run on, so a seed's run does
 not depend on which other seeds train beside it. Evaluation is teacher-forced exact match
-per length bin; a seed stops once its first bin (the training range) is exact, and the others go
-on without it.
+per length bin; a seed stops once its training bin (:attr:`tasks.registry.Task.training_bin`) is
+exact, and the others go on without it.
 
 >>> from validation.config import ModelConfig, TrainConfig, Variant
 >>> from tasks import registry
@@ -357,7 +357,7 @@ class SeedGroup:
         done, keep = [], []
         for s, accuracy in enumerate(accuracies):
             self.history[s].append(Evaluation(self.step, accuracy))
-            early = self.config.stop_when_exact and accuracy[0] == 1.0
+            early = self.config.stop_when_exact and accuracy[self.task.training_bin] == 1.0
             if early or final:
                 weights = {n: p[s].detach().cpu().clone() for n, p in self.params.items()}
                 done.append(SeedResult(self.seeds[s], accuracy, self.step, self.elapsed, early,

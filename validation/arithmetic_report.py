@@ -160,8 +160,9 @@ def history_table(results: Sequence[Validation]) -> list[str]:
             if len(later) < 2:
                 continue
             rows += 1
+            trained = run.spec.training_bin
             spans = [f"{min(a[b] for _, a in later):.2f}–{max(a[b] for _, a in later):.2f} ({later[-1][1][b]:.2f})"
-                     for b in range(len(later[0][1])) if b != run.spec.training_bin]
+                     for b in range(len(later[0][1])) if b != trained]
             lines.append(f"| {result.task} | {result.variant} | {run.spec.seed} | {later[0][0]} | {len(later)} | "
                          f"{' / '.join(spans)} |")
     return lines if rows else []

@@ -19,13 +19,16 @@ import dataclasses
 import itertools
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from tasks.algorithmic import offset_up_to
 from tasks.arithmetic import sabbaghi_tasks, xu_bins
 from tasks.registry import Task
 
 from .config import ModelConfig, RunSpec, TrainConfig, ValidationError, Variant
+
+if TYPE_CHECKING:
+    from .store import StoredRun
 
 PAPER_GRID = tuple((ModelConfig(l, h, d), lr) for l, h, d, lr in
                    itertools.product((1, 2, 4), (1, 2, 4), (16, 64, 256), (1e-3, 1e-4)))
@@ -72,6 +75,10 @@ class Preset:
 
     def counts(self, spec: RunSpec, accuracy: tuple[float, ...]) -> bool:
         return spec.model.n_layer > LARGE_LAYERS or accuracy[spec.training_bin] >= self.count_threshold
+
+    def counted(self, runs: Sequence[StoredRun]) -> list[StoredRun]:
+        """The runs among ``runs`` that count, in their order."""
+        return [run for run in runs if self.counts(run.spec, run.accuracy)]
 
 
 def _published_config(task: Task, variant: Variant) -> tuple[ModelConfig, float] | None:

@@ -61,7 +61,7 @@ def validate(task_name: str, preset: Preset, variant: str = "ape", *, store: Sto
     runs: list[StoredRun] = []
     tried = 0
     while tried < wanted * preset.max_attempts:
-        counted = [r for r in runs if preset.counts(r.spec, r.accuracy)]
+        counted = preset.counted(runs)
         missing = wanted - len(counted)
         if missing <= 0:
             break
@@ -70,7 +70,7 @@ def validate(task_name: str, preset: Preset, variant: str = "ape", *, store: Sto
                  for seed in range(tried, min(tried + missing, wanted * preset.max_attempts))]
         runs.extend(train_specs(plan, kind, specs, store=store, device=device, progress=progress, initial=initial))
         tried += len(specs)
-    counted = [r for r in runs if preset.counts(r.spec, r.accuracy)]
+    counted = preset.counted(runs)
     return Validation(task.name, kind.name, preset.name, plan, tuple(runs), tuple(counted[:wanted]))
 
 

@@ -369,6 +369,42 @@ def _cascade_runs(sums) -> list[int]:
     return runs
 
 
+def _left_padded(value: int, width: int) -> tuple[str, ...]:
+    digits = str(value)
+    return (*[PAD] * (width - len(digits)), *digits)
+
+
+def aligned_x(a: int, b: int, width: int) -> tuple[str, ...]:
+    """Sabbaghi et al.'s addition input: a and b left-padded with ``<pad>`` to ``width``, around '+'.
+
+    >>> aligned_x(12, 345, 4)
+    ('<pad>', '<pad>', '1', '2', '+', '<pad>', '3', '4', '5')
+    """
+    return (*_left_padded(a, width), "+", *_left_padded(b, width))
+
+
+def cascade_x(cascade: int, digits: tuple[int, int], width: int, rng: np.random.Generator) -> tuple[str, ...]:
+    """An addition input (:func:`aligned_x`) whose longest carry cascade is exactly ``cascade`` and
+    whose longer operand has ``digits[0]`` to ``digits[1]`` digits: :func:`cascade_pair` for n uniform
+    among the lengths that hold the cascade, drawn again when both operands are shorter than
+    ``digits[0]``. Sabbaghi et al. test accuracy against complexity this way, at a fixed length.
+
+    >>> x = cascade_x(7, (6, 10), 20, np.random.default_rng(0))
+    >>> a, b = (int("".join(t for t in part if t != PAD)) for part in (x[:20], x[21:]))
+    >>> longest_cascade(a, b), 6 <= max(len(str(a)), len(str(b))) <= 10
+    (7, True)
+    """
+    low, high = digits
+    if not 0 <= cascade <= high or not 1 <= low <= high <= width:
+        raise ValueError(f"a carry cascade of {cascade} digits in operands of {low}-{high} digits padded to {width}: "
+                         f"expected 0 <= cascade <= {high} and 1 <= {low} <= {high} <= {width}")
+    while True:
+        n = int(rng.integers(max(low, cascade, 1), high + 1))
+        a, b = cascade_pair(n, cascade, rng)
+        if max(_size(a), _size(b)) >= low:
+            return aligned_x(a, b, width)
+
+
 def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int = 20,
                    balanced: bool = False) -> list[Task]:
     """Pad-aligned addition (operands padded to ``width``) and multiplication by a ``multiplier``-digit
@@ -380,10 +416,6 @@ def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int
     ``sabbaghi_addition_balanced``); longer inputs are drawn as usual.
     """
 
-    def pad(value: int, w: int) -> tuple[str, ...]:
-        digits = str(value)
-        return (*[PAD] * (w - len(digits)), *digits)
-
     def number(tokens) -> int:
         return int("".join(t for t in tokens if t != PAD) or "0")
 
@@ -394,25 +426,25 @@ def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int
             a, b = cascade_pair(n, int(rng.integers(0, n + 1)), rng)
         else:
             a, b = _below_power(n, rng), _below_power(n, rng)
-        return (*pad(a, width), "+", *pad(b, width))
+        return aligned_x(a, b, width)
 
     def add_answer(x):
         total = number(x[:width]) + number(x[width + 1:])
         start = 1 + width  # positions of <bos> x: the '+' and the second operand
-        return dict(zip(range(start, start + width + 1), pad(total, width + 1)))
+        return dict(zip(range(start, start + width + 1), _left_padded(total, width + 1)))
 
     def add_valid(x):
         return (len(x) == 2 * width + 1 and x[width] == "+" and _padded_ok(x[:width]) and _padded_ok(x[width + 1:]))
 
     def mul_sample(n, rng):
         m = _digits_exactly(multiplier, rng)
-        return (*str(m), "*", *pad(_below_power(n, rng), multiplicand_width))
+        return (*str(m), "*", *_left_padded(_below_power(n, rng), multiplicand_width))
 
     def mul_answer(x):
         product = int("".join(x[:multiplier])) * number(x[multiplier + 1:])
         size = multiplicand_width + multiplier
         start = len(x) + 1 - size
-        return dict(zip(range(start, start + size), pad(product, size)))
+        return dict(zip(range(start, start + size), _left_padded(product, size)))
 
     def mul_valid(x):
         return (len(x) == multiplier + 1 + multiplicand_width and x[multiplier] == "*"

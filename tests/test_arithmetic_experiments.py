@@ -12,7 +12,7 @@ import torch
 
 from crasp.cli import main
 from tasks import registry
-from tasks.arithmetic import cascade_pair, longest_cascade, sabbaghi_tasks, truncate_operands
+from tasks.arithmetic import cascade_pair, cascade_x, longest_cascade, sabbaghi_tasks, truncate_operands
 from validation import arithmetic, protocol
 from validation.data import Encoding, TrainingStream, held_out_sets
 from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
@@ -71,6 +71,23 @@ def test_cascade_pairs_and_the_balanced_training_distribution():
     # plain random operands rarely carry that far (under 0.05)
     long_balanced, long_uniform = (cascades(t, 2000)[3:].sum() / 2000 for t in (balanced, uniform))
     assert 0.19 < long_balanced < 0.27 and long_uniform < 0.05
+
+
+def test_cascade_inputs_have_the_cascade_and_the_lengths_asked_for():
+    task = sabbaghi_tasks(width=12)[0]
+    rng = np.random.default_rng(4)
+    for cascade in range(11):
+        lengths = Counter()
+        for _ in range(30):
+            x = cascade_x(cascade, (6, 10), 12, rng)
+            a, b = (int("".join(t for t in part if t != "<pad>")) for part in (x[:12], x[13:]))
+            assert task.valid(x) and _reference_cascade(a, b) == cascade
+            lengths[task.measure(x)] += 1
+        assert set(lengths) <= set(range(max(6, cascade), 11))
+        assert cascade > 8 or len(lengths) >= 2  # the lengths vary where several hold the cascade
+    for bad in ((11, (6, 10), 12), (3, (6, 13), 12), (3, (0, 4), 12)):
+        with pytest.raises(ValueError, match="carry cascade"):
+            cascade_x(*bad, rng)
 
 
 def test_answered_as_targets_the_other_inputs_answer():
@@ -194,7 +211,9 @@ def test_sabbaghi_cascade_probe_groups_inputs_by_cascade(tmp_path, monkeypatch):
     monkeypatch.setitem(protocol.PRESETS, "tiny", tiny)
     outcome = arithmetic.run("sabbaghi", preset="tiny", store=Store(tmp_path), out=tmp_path / "out", probe_count=10)
     (found,) = [c for c in outcome.cascades if c.variant == "rpe" and c.task == "sabbaghi_addition"]
-    assert sum(found.count) == 40 and list(found.lengths) == sorted(found.lengths)
+    assert found.digits == (6, 8) and found.lengths == tuple(range(9)) and found.count == 10
+    assert len(found.accuracy) == 9 and all(0.0 <= a <= 1.0 for a in found.accuracy)
+    assert "Inputs of 6-8 digits, 10 per cascade length" in outcome.report.read_text()
     assert (tmp_path / "out" / "sabbaghi-cascades.png").is_file()
     text = outcome.report.read_text()
     assert re.search(r"\| sabbaghi_addition \| rpe \| [^|]+ \| 1/1 \| generalizes \|", text)

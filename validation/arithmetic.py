@@ -184,14 +184,16 @@ class Curve:
 
 @dataclass(frozen=True)
 class Cascades:
-    """Accuracy of one (task, variant) by the length of the longest carry cascade of the input,
-    over test inputs longer than the training range (Sabbaghi et al.'s analysis)."""
+    """Accuracy of one (task, variant) by the length of the longest carry cascade of the input, on
+    inputs of the first bin beyond the training range (``digits``), the same number per cascade
+    length (Sabbaghi et al.'s analysis, which tests 40-digit sums of every cascade length)."""
 
     task: str
     variant: str
+    digits: tuple[int, int]
     lengths: tuple[int, ...]
     accuracy: tuple[float, ...]
-    count: tuple[int, ...]
+    count: int
 
 
 def _models(result: Validation, store: Store, device: str) -> list[Trained]:
@@ -232,24 +234,22 @@ def _on_truncated_operands(task: Task, digits: int):
 
 
 def cascades(result: Validation, store: Store, *, count: int, device: str = "cpu") -> Cascades | None:
-    """Accuracy by longest carry cascade on Sabbaghi et al.'s addition beyond the training range."""
+    """Accuracy by longest carry cascade on Sabbaghi et al.'s addition: ``count`` inputs of every
+    cascade length that fits the first bin beyond the training range."""
     task = result.plan.task
     if not task.name.startswith("sabbaghi_addition"):
         return None
     models = _models(result, store, device)
     if not models:
         return None
-    width = task.max_length
+    digits = task.bins[task.training_bin + 1]
     rng = np.random.default_rng([0, 13])
-    examples = task.sample_bin(task.train_range[1] + 1, width, count, rng)
-    groups: dict[int, list] = {}
-    for example in examples:
-        a, b = (_number(part) for part in (example.tokens[1:1 + width], example.tokens[2 + width:]))
-        groups.setdefault(arithmetic.longest_cascade(a, b), []).append(example)
-    lengths = tuple(sorted(groups))
-    right = [np.mean([m.exact(groups[c]) for m in models], axis=0) for c in lengths]
-    return Cascades(task.name, result.variant, lengths, tuple(float(r.mean()) for r in right),
-                    tuple(len(groups[c]) for c in lengths))
+    lengths = tuple(range(digits[1] + 1))
+    accuracy = []
+    for cascade in lengths:
+        examples = [task.example(arithmetic.cascade_x(cascade, digits, task.max_length, rng)) for _ in range(count)]
+        accuracy.append(_mean_exact(models, examples))
+    return Cascades(task.name, result.variant, digits, lengths, tuple(accuracy), count)
 
 
 @dataclass(frozen=True)
@@ -274,10 +274,6 @@ def kept_lines(result: Validation, store: Store) -> list[Kept]:
                           tuple(map(tuple, attention_bias.kept(weights["self_bias"], attention_bias.SELF))),
                           tuple(map(tuple, attention_bias.kept(weights["cross_bias"], attention_bias.CROSS)))))
     return found
-
-
-def _number(tokens) -> int:
-    return int("".join(t for t in tokens if t in arithmetic.DIGITS) or "0")
 
 
 # ---------------------------------------------------------------- running and reporting
@@ -313,7 +309,7 @@ def run(name: str, *, preset: str = "cpu", store: Store, out: str | Path | None 
         results.append(validate(item.task, rules, item.variant, store=store, seeds=seeds, device=device,
                                 progress=progress(f"{item.task} {item.variant}")))
     curves = tuple(c for c in (curve(r, store, count=count, device=device) for r in results) if c)
-    carries = tuple(c for c in (cascades(r, store, count=4 * count, device=device) for r in results) if c)
+    carries = tuple(c for c in (cascades(r, store, count=count, device=device) for r in results) if c)
     kept = tuple(k for r in results for k in kept_lines(r, store))
     report = None
     if out is not None:

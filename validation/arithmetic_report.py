@@ -79,13 +79,19 @@ def curves_table(curves: Sequence[Curve]) -> list[str]:
 
 
 def cascades_table(found: Sequence[Cascades]) -> list[str]:
+    """One table per range of test lengths: a row per run, a column per longest carry cascade."""
     lines = []
-    for c in found:
-        lines += [f"{c.task} {c.variant}, inputs longer than the training range:", "",
-                  "| longest carry cascade | " + " | ".join(map(str, c.lengths)) + " |",
-                  "|---|" + "---|" * len(c.lengths),
-                  "| accuracy | " + " | ".join(f"{a:.2f}" for a in c.accuracy) + " |",
-                  "| inputs | " + " | ".join(map(str, c.count)) + " |", ""]
+    for digits in dict.fromkeys(c.digits for c in found):
+        rows = [c for c in found if c.digits == digits]
+        lengths = max((c.lengths for c in rows), key=len)
+        lines += [f"Inputs of {digits[0]}-{digits[1]} digits, {rows[0].count} per cascade length; exact match by "
+                  f"the longest carry cascade:", "",
+                  "| task | variant | " + " | ".join(map(str, lengths)) + " |", "|---|---|" + "---|" * len(lengths)]
+        for c in rows:
+            by = dict(zip(c.lengths, c.accuracy))
+            lines.append(f"| {c.task} | {c.variant} | " +
+                         " | ".join(f"{by[n]:.2f}" if n in by else "-" for n in lengths) + " |")
+        lines.append("")
     return lines
 
 
@@ -123,8 +129,9 @@ def plot_cascades(found: Sequence[Cascades], path: Path) -> Path:
     figure, axes = plt.subplots(figsize=(4.5, 3.2))
     for k, c in enumerate(found):
         axes.plot(c.lengths, c.accuracy, marker="o", color=f"C{k}", label=f"{c.task} {c.variant}")
+    low, high = found[0].digits
     axes.set(xlabel="longest carry cascade (digits)", ylabel="exact match", ylim=(-0.03, 1.03),
-             title="beyond the training range, by carry cascade")
+             title=f"{low}-{high} digit sums, by carry cascade")
     axes.title.set_fontsize(9)
     axes.legend(fontsize=7)
     figure.tight_layout()

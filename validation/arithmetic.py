@@ -186,11 +186,13 @@ class Curve:
 class Cascades:
     """Accuracy of one (task, variant) by the length of the longest carry cascade of the input, on
     inputs of the first bin beyond the training range (``digits``), the same number per cascade
-    length (Sabbaghi et al.'s analysis, which tests 40-digit sums of every cascade length)."""
+    length (Sabbaghi et al.'s analysis, which tests 40-digit sums of every cascade length).
+    ``trained``: the longest cascade a training input can have (its number of digits)."""
 
     task: str
     variant: str
     digits: tuple[int, int]
+    trained: int
     lengths: tuple[int, ...]
     accuracy: tuple[float, ...]
     count: int
@@ -249,7 +251,7 @@ def cascades(result: Validation, store: Store, *, count: int, device: str = "cpu
     for cascade in lengths:
         examples = [task.example(arithmetic.cascade_x(cascade, digits, task.max_length, rng)) for _ in range(count)]
         accuracy.append(_mean_exact(models, examples))
-    return Cascades(task.name, result.variant, digits, lengths, tuple(accuracy), count)
+    return Cascades(task.name, result.variant, digits, task.train_range[1], lengths, tuple(accuracy), count)
 
 
 @dataclass(frozen=True)

@@ -125,8 +125,11 @@ def plot_curves(curves: Sequence[Curve], path: Path, title: str) -> Path:
 
 
 def plot_cascades(found: Sequence[Cascades], path: Path) -> Path:
+    """Accuracy against longest carry cascade, one line per run; grey: the cascades training
+    inputs can have."""
     plt = pyplot()
     figure, axes = plt.subplots(figsize=(4.5, 3.2))
+    axes.axvspan(-0.5, found[0].trained + 0.5, color="0.92", label="cascades of the training lengths")
     for k, c in enumerate(found):
         axes.plot(c.lengths, c.accuracy, marker="o", color=f"C{k}", label=f"{c.task} {c.variant}")
     low, high = found[0].digits

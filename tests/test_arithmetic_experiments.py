@@ -274,6 +274,35 @@ def test_a_comparative_claim_reads_both_rows():
     assert _agrees(upe, claim, [row("rpe", (0.5, 0.0, 0.0), Outcome.NOT_LEARNED)]) == "inconclusive: not learned"
 
 
+def test_the_balanced_distribution_claim_reads_both_cascade_probes():
+    from validation.arithmetic import Cascades
+    from validation.arithmetic_report import _agrees
+    from validation.report import Outcome, Row
+
+    def row(task, observed=Outcome.COLLAPSED, counted=1):
+        return Row(task, "rpe", "cpu", "2l4h64d-enc", ((1, 5), (6, 10)), ((1, 5), (6, 10)), 0, "generalizes",
+                   "relative alignment", 1, counted, (1.0, 0.8), (0.0, 0.0), observed, None, None)
+
+    def probe(task, accuracy):
+        return Cascades(task, "rpe", (6, 10), 5, tuple(range(len(accuracy))), accuracy, 100)
+
+    claim = arithmetic.CASCADES_ABOVE + "sabbaghi_addition"
+    plain, balanced = row("sabbaghi_addition"), row("sabbaghi_addition_balanced")
+    # cascades 0-5 are within training and do not count: only 6-10 are compared, by their mean
+    low = probe("sabbaghi_addition", (1.0,) * 6 + (0.10, 0.04, 0.02, 0.02, 0.0))
+    high = probe("sabbaghi_addition_balanced", (0.0,) * 6 + (0.75, 0.54, 0.0, 0.0, 0.0))
+    assert _agrees(balanced, claim, [plain, balanced], [low, high]) == "yes"
+    assert _agrees(plain, arithmetic.CASCADES_ABOVE + "sabbaghi_addition_balanced", [plain, balanced],
+                   [low, high]) == "no"
+    assert _agrees(balanced, claim, [plain, balanced], [high, probe("sabbaghi_addition", high.accuracy)]) == "no"
+    assert _agrees(balanced, claim, [balanced], [low, high]) == "inconclusive: no counted sabbaghi_addition rpe seed"
+    assert _agrees(balanced, claim, [plain], [high]) == "inconclusive: no carry-cascade probe"
+    assert _agrees(row("sabbaghi_addition_balanced", Outcome.NOT_LEARNED), claim, [plain],
+                   [low, high]) == "inconclusive: not learned"
+    short = [probe(c.task, c.accuracy[:6]) for c in (low, high)]
+    assert _agrees(balanced, claim, [plain], short).startswith("inconclusive: the probe has no cascade longer")
+
+
 def test_every_paper_preset_run_builds_its_model_and_reads_its_training_data():
     """The paper presets are ready to run: every (task, variant) of every experiment plans, and its
     full-size model (built on the meta device: shapes only, no memory) takes a training batch."""

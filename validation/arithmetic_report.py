@@ -9,7 +9,7 @@ from typing import Sequence
 
 from tasks import registry
 
-from .arithmetic import ABOVE, Cascades, Curve, Experiment, Kept
+from .arithmetic import ABOVE, CASCADES_ABOVE, Cascades, Curve, Experiment, Kept
 from .config import Variant
 from .report import Outcome, Row, _cells, bin_labels, pyplot, relative_verdict, row_of
 from .store import StoredRun
@@ -20,11 +20,14 @@ CLAIMED = {"generalizes": (Outcome.KEPT,), "does not generalize": (Outcome.COLLA
 """The outcomes that agree with each claim about one run (comparative claims: :func:`_agrees`)."""
 
 
-def _agrees(row: Row | None, claimed: str, table: Sequence[Row] = ()) -> str:
+def _agrees(row: Row | None, claimed: str, table: Sequence[Row] = (), found: Sequence[Cascades] = ()) -> str:
     """Whether the observed row agrees with the paper's claim about it; a comparative claim
-    (``above <variant>``) reads the row of that variant on the same task in ``table``."""
+    (``above <variant>``) reads the row of that variant on the same task in ``table``, one about
+    carry cascades (``CASCADES_ABOVE + task``) the cascade probes ``found`` of both tasks."""
     if row is None or row.counted == 0:
         return "inconclusive: no counted seed"
+    if claimed.startswith(CASCADES_ABOVE):
+        return _cascades_above(row, claimed[len(CASCADES_ABOVE):], table, found)
     if claimed.startswith(ABOVE):
         other = next((r for r in table if r.task == row.task and r.variant == claimed[len(ABOVE):]), None)
         if other is None or other.counted == 0:
@@ -39,7 +42,24 @@ def _agrees(row: Row | None, claimed: str, table: Sequence[Row] = ()) -> str:
     return "yes" if row.observed in accepted else "no"
 
 
-def claims_table(experiment: Experiment, preset: str, table: list[Row]) -> list[str]:
+def _cascades_above(row: Row, other_task: str, table: Sequence[Row], found: Sequence[Cascades]) -> str:
+    """``CASCADES_ABOVE + other_task``: mean accuracy over the cascades longer than in training."""
+    other = next((r for r in table if r.task == other_task and r.variant == row.variant), None)
+    if other is None or other.counted == 0:
+        return f"inconclusive: no counted {other_task} {row.variant} seed"
+    if Outcome.NOT_LEARNED in (row.observed, other.observed):
+        return "inconclusive: not learned"
+    probes = [next((c for c in found if c.task == task and c.variant == row.variant), None)
+              for task in (row.task, other_task)]
+    if None in probes:
+        return "inconclusive: no carry-cascade probe"
+    longer = [[a for n, a in zip(c.lengths, c.accuracy) if n > c.trained] for c in probes]
+    if not all(longer):
+        return "inconclusive: the probe has no cascade longer than in training"
+    return "yes" if sum(longer[0]) / len(longer[0]) > sum(longer[1]) / len(longer[1]) else "no"
+
+
+def claims_table(experiment: Experiment, preset: str, table: list[Row], found: Sequence[Cascades] = ()) -> list[str]:
     """One line per run: prediction, observation, publication, and agreement with the paper's claim."""
     lines = ["| task | variant | model | seeds (counted/run) | toolkit's prediction | length bins | observed | outcome | "
              "published | paper's claim | observed agrees with the claim |",
@@ -47,7 +67,7 @@ def claims_table(experiment: Experiment, preset: str, table: list[Row]) -> list[
     agreeing = 0
     for item in experiment.runs(preset):
         row = next((r for r in table if r.task == item.task and r.variant == item.variant), None)
-        verdict = _agrees(row, item.claimed, table)
+        verdict = _agrees(row, item.claimed, table, found)
         agreeing += verdict == "yes"
         if row is None:
             lines.append(f"| {item.task} | {item.variant} | - | 0/0 | - | - | - | - | - | {item.claimed} | {verdict} |")
@@ -129,7 +149,7 @@ def plot_cascades(found: Sequence[Cascades], path: Path) -> Path:
     inputs can have."""
     plt = pyplot()
     figure, axes = plt.subplots(figsize=(4.5, 3.2))
-    axes.axvspan(-0.5, found[0].trained + 0.5, color="0.92", label="cascades of the training lengths")
+    axes.axvspan(-0.5, found[0].trained + 0.5, color="0.92", label="cascades possible in training")
     for k, c in enumerate(found):
         axes.plot(c.lengths, c.accuracy, marker="o", color=f"C{k}", label=f"{c.task} {c.variant}")
     low, high = found[0].digits
@@ -232,7 +252,7 @@ def markdown(experiment: Experiment, preset: str, results: Sequence[Validation],
              "The toolkit's prediction for absolute positions comes from its theory (APE and NoPE); for relative "
              "and uniform positions from the alignment check (does shifting the operands one digit move the answer "
              "as far as their digits, in token positions?); for attention biases it reads 'undetermined'.", "",
-             *claims_table(experiment, preset, table), ""]
+             *claims_table(experiment, preset, table, found), ""]
     uncounted = uncounted_table(results)
     if uncounted:
         lines += ["Seeds that did not count (their training range below the preset's threshold), left out above:",

@@ -53,7 +53,8 @@ def main() -> None:
             calibrated = run.variant.startswith("abc")
             timed = Variant.parse("sinusoidal" if calibrated else run.variant)  # ABC's stages cost as much
             plan = PRESETS["paper"].plan(registry.get(run.task), timed)
-            shape = (plan.task.name.removesuffix("_balanced"), timed.name, plan.model.label)
+            same_steps = "sabbaghi_addition" if plan.task.name.startswith("sabbaghi_addition") else plan.task.name
+            shape = (same_steps, timed.name, plan.model.label)  # training distributions cost the same
             if shape not in rates:
                 rates[shape] = _steps_per_second(plan, timed, args.device, args.steps, args.warmup, args.repeats)
             steps = plan.train.total_steps() * (2 if calibrated else 1)

@@ -405,16 +405,37 @@ def cascade_x(cascade: int, digits: tuple[int, int], width: int, rng: np.random.
             return aligned_x(a, b, width)
 
 
+TRAINING_DISTRIBUTIONS = {"uniform": 0.0, "balanced": 1.0, "mixed": 0.5}
+"""Sabbaghi et al.'s training distributions for addition: the share of training inputs drawn with a
+longest carry cascade uniform in [0, n] (the others are uniform operands)."""
+
+
+def distribution_of(task_name: str) -> str:
+    """The training distribution of a Sabbaghi et al. addition task, from its name.
+
+    >>> distribution_of("sabbaghi_addition_mixed"), distribution_of("sabbaghi_addition")
+    ('mixed', 'uniform')
+    """
+    suffix = task_name.removeprefix("sabbaghi_addition").removeprefix("_")
+    return suffix if suffix in TRAINING_DISTRIBUTIONS else "uniform"
+
+
 def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int = 20,
-                   balanced: bool = False) -> list[Task]:
+                   distribution: str = "uniform") -> list[Task]:
     """Pad-aligned addition (operands padded to ``width``) and multiplication by a ``multiplier``-digit
     multiplier (named ``sabbaghi_multiplication``, or ``sabbaghi_multiplication_<k>`` for k digits
     other than 3).
 
-    ``balanced``: the addition task draws its training lengths (up to 5 digits) with a longest carry
-    cascade uniform in [0, n] (Sabbaghi et al.'s complexity-balanced distribution; name
-    ``sabbaghi_addition_balanced``); longer inputs are drawn as usual.
+    ``distribution`` (:data:`TRAINING_DISTRIBUTIONS`): how the addition task draws its training
+    lengths (up to 5 digits). ``balanced``: with a longest carry cascade uniform in [0, n]
+    (Sabbaghi et al.'s complexity-balanced distribution; name ``sabbaghi_addition_balanced``);
+    ``mixed``: each input from either distribution with equal chance (``sabbaghi_addition_mixed``).
+    Longer inputs are drawn as usual.
     """
+    if distribution not in TRAINING_DISTRIBUTIONS:
+        raise ValueError(f"training distribution {distribution!r}: expected one of "
+                         f"{', '.join(TRAINING_DISTRIBUTIONS)}")
+    share = TRAINING_DISTRIBUTIONS[distribution]
 
     def number(tokens) -> int:
         return int("".join(t for t in tokens if t != PAD) or "0")
@@ -422,7 +443,7 @@ def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int
     train_digits = min(5, width)
 
     def add_sample(n, rng):
-        if balanced and n <= train_digits:
+        if n <= train_digits and share and (share == 1.0 or rng.random() < share):
             a, b = cascade_pair(n, int(rng.integers(0, n + 1)), rng)
         else:
             a, b = _below_power(n, rng), _below_power(n, rng)
@@ -457,14 +478,16 @@ def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int
     common = dict(family="arithmetic", format=Format.ALIGNED, labels=Labels(None, None), separator=None,
                   min_length=1, reference=SABBAGHI, no_program={"ape": _ENCODER, "nope": _ENCODER})
     addition = Task(
-        name="sabbaghi_addition" + ("_balanced" if balanced else ""), symbols=(*DIGITS, "+", PAD),
+        name="sabbaghi_addition" + ("" if distribution == "uniform" else f"_{distribution}"),
+        symbols=(*DIGITS, "+", PAD),
         outputs=(*DIGITS, PAD), **common, sample_input=add_sample, answer=add_answer, valid=add_valid,
         train_range=(1, train_digits), bins=_bins_up_to(width, (5, 10, 20, 50)), max_length=width,
-        anchors=() if balanced else _sabbaghi_anchors("addition"),
+        anchors=() if share else _sabbaghi_anchors("addition"),
         description=f"a + b, each left-padded with {PAD} to {width}, least significant digits aligned; the sum "
                     f"(padded to {width + 1}) is read at the '+' and the second operand's positions"
-                    + ("; training inputs (up to 5 digits) have a longest carry cascade uniform in [0, n]"
-                       if balanced else ""),
+                    + {"balanced": "; training inputs (up to 5 digits) have a longest carry cascade uniform in [0, n]",
+                       "mixed": "; half the training inputs (up to 5 digits), chosen at random, have a longest carry "
+                                "cascade uniform in [0, n]"}.get(distribution, ""),
         measure=lambda x: max(digits_of(x[:width]), digits_of(x[width + 1:])),
     )
     multiplication = Task(
@@ -517,7 +540,8 @@ def builtin_tasks() -> list[Task]:
     xu = [xu_task("+"), xu_task("*")]
     for modulus in MODULI:
         xu += [xu_task("+", modulus), xu_task("*", modulus)]
-    return [*xu, *duan_tasks(), *sabbaghi_tasks(), sabbaghi_tasks(balanced=True)[0], sabbaghi_tasks(multiplier=1)[1]]
+    return [*xu, *duan_tasks(), *sabbaghi_tasks(), sabbaghi_tasks(distribution="balanced")[0],
+            sabbaghi_tasks(distribution="mixed")[0], sabbaghi_tasks(multiplier=1)[1]]
 
 
 __all__ = ["builtin_tasks", "xu_task", "duan_tasks", "sabbaghi_tasks", "operands_x", "MODULI", "longest_cascade",

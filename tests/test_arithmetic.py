@@ -15,7 +15,8 @@ from tasks.verify import predictions, verify
 
 XU = ["xu_addition", "xu_multiplication"] + [f"xu_mod{p}_{k}" for p in MODULI for k in ("addition", "multiplication")]
 OTHERS = ["duan_successor", "duan_addition", "duan_parity_scratchpad", "duan_n_times_1",
-          "sabbaghi_addition", "sabbaghi_multiplication", "sabbaghi_addition_balanced", "sabbaghi_multiplication_1"]
+          "sabbaghi_addition", "sabbaghi_multiplication", "sabbaghi_addition_balanced", "sabbaghi_addition_mixed",
+          "sabbaghi_multiplication_1"]
 
 
 def test_every_arithmetic_task_is_registered():

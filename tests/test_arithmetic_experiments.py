@@ -12,7 +12,8 @@ import torch
 
 from crasp.cli import main
 from tasks import registry
-from tasks.arithmetic import cascade_pair, cascade_x, longest_cascade, sabbaghi_tasks, truncate_operands
+from tasks.arithmetic import (cascade_pair, cascade_x, distribution_of, longest_cascade, sabbaghi_tasks,
+                              truncate_operands)
 from validation import arithmetic, protocol
 from validation.data import Encoding, TrainingStream, held_out_sets
 from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
@@ -55,7 +56,7 @@ def test_cascade_pairs_and_the_balanced_training_distribution():
         drawn = Counter(cascade_pair(2, c, rng) for _ in range(10 * len(pairs)))
         assert set(drawn) <= set(pairs)
         assert scipy.stats.chisquare([drawn[p] for p in pairs]).pvalue > 1e-3
-    uniform, balanced = sabbaghi_tasks(width=8)[0], sabbaghi_tasks(width=8, balanced=True)[0]
+    uniform, balanced = sabbaghi_tasks(width=8)[0], sabbaghi_tasks(width=8, distribution="balanced")[0]
     assert balanced.name == "sabbaghi_addition_balanced" and balanced.bins == uniform.bins
 
     def cascades(task, draws):
@@ -71,6 +72,13 @@ def test_cascade_pairs_and_the_balanced_training_distribution():
     # plain random operands rarely carry that far (under 0.05)
     long_balanced, long_uniform = (cascades(t, 2000)[3:].sum() / 2000 for t in (balanced, uniform))
     assert 0.19 < long_balanced < 0.27 and long_uniform < 0.05
+    # the mixed distribution draws each input from one of the two with equal chance
+    mixed = sabbaghi_tasks(width=8, distribution="mixed")[0]
+    assert mixed.name == "sabbaghi_addition_mixed" and distribution_of(mixed.name) == "mixed"
+    long_mixed = cascades(mixed, 2000)[3:].sum() / 2000
+    assert abs(long_mixed - (long_balanced + long_uniform) / 2) < 0.04
+    with pytest.raises(ValueError, match="training distribution 'hard': expected one of uniform, balanced, mixed"):
+        sabbaghi_tasks(width=8, distribution="hard")
 
 
 def test_cascade_inputs_have_the_cascade_and_the_lengths_asked_for():
@@ -203,7 +211,8 @@ def test_seeds_that_did_not_count_are_listed_with_what_they_learned():
 
 def test_sabbaghi_cascade_probe_groups_inputs_by_cascade(tmp_path, monkeypatch):
     small = dict(zip(("sabbaghi_addition", "sabbaghi_multiplication"), sabbaghi_tasks(width=8, multiplicand_width=6)))
-    small["sabbaghi_addition_balanced"] = sabbaghi_tasks(width=8, balanced=True)[0]
+    for distribution in ("balanced", "mixed"):
+        small[f"sabbaghi_addition_{distribution}"] = sabbaghi_tasks(width=8, distribution=distribution)[0]
     small["sabbaghi_multiplication_1"] = sabbaghi_tasks(width=8, multiplier=1, multiplicand_width=6)[1]
     tiny = protocol.Preset("tiny", "tests", lambda t, variant: protocol.Plan(
         small[t.name], ModelConfig(1, 2, 16, encoder=True), TrainConfig(steps=2, eval_every=2, test_size=8)),

@@ -83,10 +83,10 @@ class Experiment:
 
         >>> [r.variant for r in EXPERIMENTS["xu"].restricted("cpu", ["xu_addition:rpe"]).runs("cpu")]
         ['rpe']
-        >>> EXPERIMENTS["xu"].restricted("cpu", ["xu_addition:upe"])
+        >>> EXPERIMENTS["xu"].restricted("cpu", ["xu_addition:upe"])  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        validation.config.ValidationError: experiment 'xu' has no run xu_addition:upe under the cpu preset (its runs: xu_addition:ape, xu_mod100_addition:ape, xu_mod101_addition:ape, xu_addition:rpe)
+        validation.config.ValidationError: experiment 'xu' has no run xu_addition:upe under the cpu preset (its runs: xu_addition:ape, xu_mod50_addition:ape, ..., xu_addition:rpe)
         """
         runs = self.runs(preset)
         names = [f"{r.task}:{r.variant}" for r in runs]
@@ -121,7 +121,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         all_runs=(Run("xu_addition", "ape", FAILS), Run("xu_multiplication", "ape", FAILS), *_modular("addition"),
                   *_modular("multiplication"), Run("xu_addition", "rpe", GENERALIZES),
                   Run("xu_multiplication", "rpe", FAILS)),
-        cpu_runs=(Run("xu_addition", "ape", FAILS), *_modular("addition", (100, 101)),
+        cpu_runs=(Run("xu_addition", "ape", FAILS), *_modular("addition"),
                   Run("xu_addition", "rpe", GENERALIZES)),
     ),
     "sabbaghi": Experiment(

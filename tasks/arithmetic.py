@@ -443,6 +443,7 @@ def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int
     train_digits = min(5, width)
 
     def add_sample(n, rng):
+        # no coin is drawn when every input is balanced, so that task's stream stays as it was stored
         if n <= train_digits and share and (share == 1.0 or rng.random() < share):
             a, b = cascade_pair(n, int(rng.integers(0, n + 1)), rng)
         else:

@@ -27,28 +27,37 @@ def _agrees(row: Row | None, claimed: str, table: Sequence[Row] = (), found: Seq
     if row is None or row.counted == 0:
         return "inconclusive: no counted seed"
     if claimed.startswith(CASCADES_ABOVE):
-        return _cascades_above(row, claimed[len(CASCADES_ABOVE):], table, found)
+        other_task = claimed[len(CASCADES_ABOVE):]
+        return (_uncomparable(row, table, other_task, row.variant, f"{other_task} {row.variant}")
+                or _cascades_above(row, other_task, found))
     if claimed.startswith(ABOVE):
-        other = next((r for r in table if r.task == row.task and r.variant == claimed[len(ABOVE):]), None)
-        if other is None or other.counted == 0:
-            return f"inconclusive: no counted {claimed[len(ABOVE):]} seed"
-        if Outcome.NOT_LEARNED in (row.observed, other.observed):
-            return "inconclusive: not learned"
+        variant = claimed[len(ABOVE):]
         beyond = slice(row.trained + 1, None)
-        return "yes" if all(a > b for a, b in zip(row.mean[beyond], other.mean[beyond])) else "no"
+        other = _row(table, row.task, variant)
+        return _uncomparable(row, table, row.task, variant, variant) or (
+            "yes" if all(a > b for a, b in zip(row.mean[beyond], other.mean[beyond])) else "no")
     accepted = CLAIMED[claimed]
     if row.observed is Outcome.NOT_LEARNED or (row.observed is Outcome.BETWEEN and Outcome.BETWEEN not in accepted):
         return f"inconclusive: {row.observed.value}"  # in between settles neither "kept" nor "collapsed"
     return "yes" if row.observed in accepted else "no"
 
 
-def _cascades_above(row: Row, other_task: str, table: Sequence[Row], found: Sequence[Cascades]) -> str:
-    """``CASCADES_ABOVE + other_task``: mean accuracy over the cascades longer than in training."""
-    other = next((r for r in table if r.task == other_task and r.variant == row.variant), None)
+def _row(table: Sequence[Row], task: str, variant: str) -> Row | None:
+    return next((r for r in table if r.task == task and r.variant == variant), None)
+
+
+def _uncomparable(row: Row, table: Sequence[Row], task: str, variant: str, named: str) -> str | None:
+    """Why ``row`` cannot be compared with the row of (``task``, ``variant``), or None when it can."""
+    other = _row(table, task, variant)
     if other is None or other.counted == 0:
-        return f"inconclusive: no counted {other_task} {row.variant} seed"
+        return f"inconclusive: no counted {named} seed"
     if Outcome.NOT_LEARNED in (row.observed, other.observed):
         return "inconclusive: not learned"
+    return None
+
+
+def _cascades_above(row: Row, other_task: str, found: Sequence[Cascades]) -> str:
+    """``CASCADES_ABOVE + other_task``: mean accuracy over the cascades longer than in training."""
     probes = [next((c for c in found if c.task == task and c.variant == row.variant), None)
               for task in (row.task, other_task)]
     if None in probes:
@@ -66,7 +75,7 @@ def claims_table(experiment: Experiment, preset: str, table: list[Row], found: S
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     agreeing = 0
     for item in experiment.runs(preset):
-        row = next((r for r in table if r.task == item.task and r.variant == item.variant), None)
+        row = _row(table, item.task, item.variant)
         verdict = _agrees(row, item.claimed, table, found)
         agreeing += verdict == "yes"
         if row is None:

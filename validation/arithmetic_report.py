@@ -32,10 +32,11 @@ def _agrees(row: Row | None, claimed: str, table: Sequence[Row] = (), found: Seq
                 or _cascades_above(row, other_task, found))
     if claimed.startswith(ABOVE):
         variant = claimed[len(ABOVE):]
-        beyond = slice(row.trained + 1, None)
-        other = _row(table, row.task, variant)
-        return _uncomparable(row, table, row.task, variant, variant) or (
-            "yes" if all(a > b for a, b in zip(row.mean[beyond], other.mean[beyond])) else "no")
+        reason = _uncomparable(row, table, row.task, variant, variant)
+        if reason:
+            return reason
+        other, beyond = _row(table, row.task, variant), slice(row.trained + 1, None)
+        return "yes" if all(a > b for a, b in zip(row.mean[beyond], other.mean[beyond])) else "no"
     accepted = CLAIMED[claimed]
     if row.observed is Outcome.NOT_LEARNED or (row.observed is Outcome.BETWEEN and Outcome.BETWEEN not in accepted):
         return f"inconclusive: {row.observed.value}"  # in between settles neither "kept" nor "collapsed"

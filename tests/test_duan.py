@@ -148,6 +148,37 @@ def test_outputs_depend_on_the_past_only_and_not_on_the_batch(variant):
         assert not torch.allclose(model(source)[1, -3:], together[1, -3:])
 
 
+@pytest.mark.parametrize("variant", ["sinusoidal", "abs"])
+def test_dropout_acts_only_while_training_and_adds_no_parameters(variant):
+    task, encoding, examples, batch = _batch("duan_addition", [2, 4])
+    torch.manual_seed(0)
+    model = EncoderDecoder(ModelConfig(2, 2, 16, dropout=0.5), encoding, Variant.parse(variant)).eval()
+    with torch.no_grad():
+        evaluated = model(batch.ids)
+        assert torch.equal(model(batch.ids), evaluated)
+        logits, (own, source) = model(batch.ids, record=True)  # calibration reads undropped weights
+        assert torch.allclose(logits, evaluated, atol=1e-5)
+        assert torch.allclose(source.sum(-1), torch.ones_like(source.sum(-1)))
+        assert not torch.allclose(model.train()(batch.ids), evaluated)
+        plain = EncoderDecoder(ModelConfig(2, 2, 16), encoding, Variant.parse(variant))
+        plain.load_state_dict(model.state_dict())
+        assert torch.allclose(plain.train()(batch.ids), evaluated, atol=1e-5)
+
+
+def test_dropout_trains_the_encoder_decoder_reproducibly():
+    task, drop = registry.get("duan_successor"), ModelConfig(1, 2, 16, dropout=0.3)
+    quick = TrainConfig(steps=4, batch_size=8, eval_every=4, test_size=4)
+    configs = (drop, drop, dataclasses.replace(drop, dropout=0.0))
+    runs = [SeedGroup(task, Variant.parse("sinusoidal"), config, quick, seeds=(0,)) for config in configs]
+    for group in runs:
+        for _ in range(3):
+            group.train_step()
+    again, undropped = runs[1].params, runs[2].params
+    for name, value in runs[0].params.items():
+        assert torch.equal(again[name], value), name
+    assert any(not torch.allclose(undropped[n], p, atol=1e-4) for n, p in runs[0].params.items())
+
+
 def _attention_on(family: lines.Family, offset: int, where: lines.Layout, heads: int) -> torch.Tensor:
     """Attention weights that put every query's weight on its key of one line, where it has one."""
     c, on = lines.offsets(family, where)

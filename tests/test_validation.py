@@ -247,12 +247,6 @@ def test_dropout_runs_are_reproducible_alone_and_after_a_resume():
     assert any(not torch.allclose(undropped.params[n][0], p[1], atol=1e-4) for n, p in group.params.items())
 
 
-def test_the_encoder_decoder_refuses_dropout():
-    with pytest.raises(ValidationError, match="dropout"):
-        SeedGroup(registry.get("duan_successor"), Variant.parse("sinusoidal"), dataclasses.replace(TINY, dropout=0.1),
-                  QUICK, seeds=(0,))
-
-
 def test_unknown_device_is_refused():
     with pytest.raises(ValidationError):
         SeedGroup(registry.get("bin_majority"), Variant.parse("ape"), TINY, QUICK, seeds=(0,), device="tpu")

@@ -13,6 +13,10 @@ source ends, where the operator is) is read from the token ids. Three variants:
 * ``abc``: attention bias calibration: no positions, and in every layer the bias tables calibrated
   from a trained ``sinusoidal`` model (:func:`calibrate`).
 
+Dropout, when the config asks for it, acts as in :mod:`validation.model`: on the embeddings (which
+are also the memory), the attention weights and each sublayer's output (Duan et al.'s released
+configurations use 0.3).
+
 Cross-attention also sees ``<bos>``, unbiased, as a null key: an output whose lines reach no
 source token (the carry digit and ``<eos>`` of a reversed sum) attends there, which tells it that
 it is past the input. Without it, those outputs of an ABC model could not tell each other apart.
@@ -62,7 +66,7 @@ class Attention(nn.Module):
 
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
-        self.n_head = config.n_head
+        self.n_head, self.dropout = config.n_head, config.dropout
         self.query = nn.Linear(config.d_model, config.d_model)
         self.key_value = nn.Linear(config.d_model, 2 * config.d_model)
         self.c_proj = nn.Linear(config.d_model, config.d_model)
@@ -74,16 +78,18 @@ class Attention(nn.Module):
         k, v = self.key_value(memory).split(width, dim=2)
         q, k, v = heads(self.query(x)), heads(k), heads(v)
         weights = None
+        dropout = self.dropout if self.training else 0.0
         if record:
             weights = ((q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1]) + mask).softmax(-1)
-            mixed = weights @ v
+            mixed = (F.dropout(weights, dropout) if dropout else weights) @ v
         else:
-            mixed = fused_attention(q, k, v, mask=mask)
+            mixed = fused_attention(q, k, v, mask=mask, dropout=dropout)
         return self.c_proj(mixed.transpose(1, 2).reshape(batch, length, width)), weights
 
 
 class DecoderBlock(nn.Module):
-    """Pre-LayerNorm: self-attention, cross-attention to the source, a GELU MLP of width 4d."""
+    """Pre-LayerNorm: self-attention, cross-attention to the source, a GELU MLP of width 4d; with
+    dropout on the attention weights and on each sublayer's output."""
 
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
@@ -91,14 +97,15 @@ class DecoderBlock(nn.Module):
         self.attn, self.cross = Attention(config), Attention(config)
         self.mlp = nn.Sequential(nn.Linear(config.d_model, 4 * config.d_model), nn.GELU(approximate="tanh"),
                                  nn.Linear(4 * config.d_model, config.d_model))
+        self.drop = nn.Dropout(config.dropout) if config.dropout else nn.Identity()
 
     def forward(self, x, memory, self_mask, cross_mask, record=False):
         h = self.ln_1(x)
         mixed, own = self.attn(h, h, self_mask, record)
-        x = x + mixed
+        x = x + self.drop(mixed)
         mixed, source = self.cross(self.ln_2(x), memory, cross_mask, record)
-        x = x + mixed
-        return x + self.mlp(self.ln_3(x)), (own, source)
+        x = x + self.drop(mixed)
+        return x + self.drop(self.mlp(self.ln_3(x))), (own, source)
 
 
 class EncoderDecoder(nn.Module):
@@ -112,9 +119,6 @@ class EncoderDecoder(nn.Module):
         super().__init__()
         if variant.positions not in ("sin", "abs", "abc"):
             raise ValidationError(f"variant {variant.name}: the encoder-decoder takes sinusoidal, abs or abc")
-        if config.dropout:
-            raise ValidationError(f"model {config.label}: dropout is implemented for the decoder and encoder of "
-                                  f"validation.model, not for the encoder-decoder")
         if encoding.uses_flags or SEP not in encoding.vocabulary:
             raise ValidationError(f"task {encoding.task.name!r}: the encoder-decoder needs a sequence-to-sequence "
                                   f"task (<bos> input <sep> output)")
@@ -127,6 +131,7 @@ class EncoderDecoder(nn.Module):
         self.blocks = nn.ModuleList(DecoderBlock(config) for _ in range(config.n_layer))
         self.ln_memory = nn.LayerNorm(config.d_model)
         self.ln_f = nn.LayerNorm(config.d_model)
+        self.drop = nn.Dropout(config.dropout) if config.dropout else nn.Identity()
         self.self_bias = self.cross_bias = None
         if self.positions != "sin":
             heads = config.n_head
@@ -164,6 +169,7 @@ class EncoderDecoder(nn.Module):
             source_at, output_at = self._index(where)
             at = torch.where(where.source, source_at, output_at)
             x = x + sinusoidal(at, self.config.d_model)
+        x = self.drop(x)  # the source embeddings are the memory, so dropout reaches both
         memory = self.ln_memory(x)
         length = ids.shape[-1]
         eye = torch.eye(length, dtype=torch.bool, device=ids.device)

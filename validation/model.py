@@ -42,6 +42,11 @@ def fused_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, dropout_p=dropout)
 
 
+def dropout_layer(config: ModelConfig) -> nn.Module:
+    """``nn.Dropout`` at the config's rate, or the identity when the rate is 0 (no random draws)."""
+    return nn.Dropout(config.dropout) if config.dropout else nn.Identity()
+
+
 def relative_index(length: int, clip: int, uniform: int = 0, device=None) -> torch.Tensor:
     """The row of the relative-position table that query i uses for key j: the offset j - i
     clipped to [-clip, clip] (rows 0 .. 2 clip), except that keys 1 .. ``uniform`` (the digits of
@@ -106,7 +111,7 @@ class Block(nn.Module):
             nn.GELU(approximate="tanh"),
             nn.Linear(4 * config.d_model, config.d_model),
         )
-        self.drop = nn.Dropout(config.dropout) if config.dropout else nn.Identity()
+        self.drop = dropout_layer(config)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = x + self.drop(self.attn(self.ln_1(x)))
@@ -132,7 +137,7 @@ class GPT(nn.Module):
         self.config = config
         self.wte = nn.Embedding(vocab_size, config.d_model)
         self.wpe = nn.Embedding(n_positions, config.d_model) if variant.positions == "ape" else None
-        self.drop = nn.Dropout(config.dropout) if config.dropout else nn.Identity()
+        self.drop = dropout_layer(config)
         uniform = uniform if variant.positions == "upe" else 0  # clip is 0 unless positions are relative
         self.blocks = nn.ModuleList(Block(config, clip=variant.clip, uniform=uniform) for _ in range(config.n_layer))
         self.ln_f = nn.LayerNorm(config.d_model)

@@ -47,7 +47,7 @@ from tasks.registry import Example
 from . import attention_bias as lines
 from .config import ModelConfig, ValidationError, Variant
 from .data import IGNORE, PAD, Encoding, exact_rows
-from .model import fused_attention
+from .model import dropout_layer, fused_attention
 
 SEP = "<sep>"
 OPERATORS = ("+", "*")
@@ -97,7 +97,7 @@ class DecoderBlock(nn.Module):
         self.attn, self.cross = Attention(config), Attention(config)
         self.mlp = nn.Sequential(nn.Linear(config.d_model, 4 * config.d_model), nn.GELU(approximate="tanh"),
                                  nn.Linear(4 * config.d_model, config.d_model))
-        self.drop = nn.Dropout(config.dropout) if config.dropout else nn.Identity()
+        self.drop = dropout_layer(config)
 
     def forward(self, x, memory, self_mask, cross_mask, record=False):
         h = self.ln_1(x)
@@ -131,7 +131,7 @@ class EncoderDecoder(nn.Module):
         self.blocks = nn.ModuleList(DecoderBlock(config) for _ in range(config.n_layer))
         self.ln_memory = nn.LayerNorm(config.d_model)
         self.ln_f = nn.LayerNorm(config.d_model)
-        self.drop = nn.Dropout(config.dropout) if config.dropout else nn.Identity()
+        self.drop = dropout_layer(config)
         self.self_bias = self.cross_bias = None
         if self.positions != "sin":
             heads = config.n_head

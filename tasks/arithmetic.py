@@ -399,7 +399,7 @@ def cascade_x(cascade: int, digits: tuple[int, int], width: int, rng: np.random.
         raise ValueError(f"a carry cascade of {cascade} digits in operands of {low}-{high} digits padded to {width}: "
                          f"expected 0 <= cascade <= {high} and 1 <= {low} <= {high} <= {width}")
     while True:
-        n = int(rng.integers(max(low, cascade, 1), high + 1))
+        n = int(rng.integers(max(low, cascade), high + 1))
         a, b = cascade_pair(n, cascade, rng)
         if max(_size(a), _size(b)) >= low:
             return aligned_x(a, b, width)

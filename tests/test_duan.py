@@ -156,7 +156,7 @@ def test_dropout_acts_only_while_training_and_adds_no_parameters(variant):
     with torch.no_grad():
         evaluated = model(batch.ids)
         assert torch.equal(model(batch.ids), evaluated)
-        logits, (own, source) = model(batch.ids, record=True)  # calibration reads undropped weights
+        logits, (*_, (own, source)) = model(batch.ids, record=True)  # calibration reads undropped weights
         assert torch.allclose(logits, evaluated, atol=1e-5)
         assert torch.allclose(source.sum(-1), torch.ones_like(source.sum(-1)))
         assert not torch.allclose(model.train()(batch.ids), evaluated)
@@ -187,6 +187,16 @@ def _attention_on(family: lines.Family, offset: int, where: lines.Layout, heads:
     return weights[:, None].expand(-1, heads, -1, -1)
 
 
+def test_abc_variants_name_their_threshold_and_the_layers_they_read():
+    assert Variant.parse("abc") == Variant("abc", "abc", kappa=4.5)
+    assert Variant.parse("abc2") == Variant("abc2", "abc", kappa=2.0)
+    assert Variant.parse("abc-layers") == Variant("abc-layers", "abc", kappa=4.5, every_layer=True)
+    assert Variant.parse("abc1.5-layers") == Variant("abc1.5-layers", "abc", kappa=1.5, every_layer=True)
+    for bad in ("abc.", "abc-layer", "abc2layers", "abc-layers-layers", "abs-layers", "sinusoidal-layers"):
+        with pytest.raises(ValidationError, match="abc-layers"):
+            Variant.parse(bad)
+
+
 def test_calibration_keeps_the_line_the_attention_follows():
     task, encoding, examples, batch = _batch("duan_successor", [1, 2, 3, 4, 5, 6] * 4)
     model = EncoderDecoder(ModelConfig(1, 2, 16), encoding, Variant.parse("abc"))
@@ -203,6 +213,42 @@ def test_calibration_keeps_the_line_the_attention_follows():
     assert table[0, lines.CROSS.index(aligned), model.half] == pytest.approx(outputs_on_it)
     strict = lines.calibrated(sums, kappa=100.0)
     assert lines.kept(strict, lines.CROSS) == [[], []]
+
+
+def test_calibration_from_every_layer_is_the_union_of_each_layers_own_lines():
+    small = dataclasses.replace(registry.get("duan_parity_scratchpad"), train_range=(1, 3), bins=((1, 3), (4, 6)))
+    group = SeedGroup(small, Variant.parse("sinusoidal"), ModelConfig(2, 2, 32),
+                      TrainConfig(lr=3e-3, steps=300, warmup=20, eval_every=300, test_size=50), seeds=(0,))
+    (result,) = group.run()
+    model = EncoderDecoder(ModelConfig(2, 2, 32), Encoding.of(small), Variant.parse("sinusoidal"))
+    model.load_state_dict(result.weights)
+    encoding, examples = Encoding.of(small), small.sample_bin(1, 3, 64, np.random.default_rng(1))
+    union_self, union_cross, used = calibrate(model, encoding, examples, kappa_cross=1.0, every_layer=True)
+    last_self, last_cross, used_last = calibrate(model, encoding, examples, kappa_cross=1.0)
+    assert used == used_last > 0
+    assert not (torch.equal(union_self, last_self) and torch.equal(union_cross, last_cross))  # block 0 adds lines
+    # the reference: each block's lines summed and thresholded on their own, straight from its weights
+    batch = encoding.collate(examples)
+    with torch.no_grad():
+        logits, recorded = model.eval()(batch.ids, record=True)
+    from validation.data import IGNORE, exact_rows
+    keep = exact_rows(logits, batch, uses_flags=False).nonzero().squeeze(-1)
+    where = lines.layout(batch.ids[keep], sep=model.sep, pad=model.pad, operators=model.operators)
+    own_tables, cross_tables = [], []
+    for own_weights, cross_weights in recorded:
+        own = lines.LineSums.empty(2, len(lines.SELF), model.half)
+        cross = lines.LineSums.empty(2, len(lines.CROSS), model.half)
+        own.add(own_weights[keep], lines.SELF, where, (batch.targets != IGNORE)[keep])
+        cross.add(cross_weights[keep], lines.CROSS, where, (batch.targets != IGNORE)[keep])
+        own_tables.append(lines.calibrated(own, lines.KAPPA_SELF))
+        cross_tables.append(lines.calibrated(cross, 1.0))
+    assert torch.allclose(last_self, own_tables[-1]) and torch.allclose(last_cross, cross_tables[-1])
+    assert torch.allclose(union_self, torch.maximum(*own_tables))
+    assert torch.allclose(union_cross, torch.maximum(*cross_tables))
+    for union, tables, families in ((union_self, own_tables, lines.SELF), (union_cross, cross_tables, lines.CROSS)):
+        for head in range(2):
+            kept = set(lines.kept(union, families)[head])
+            assert kept == set().union(*(lines.kept(t, families)[head] for t in tables))
 
 
 def test_calibration_refuses_a_model_that_answers_nothing():

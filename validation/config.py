@@ -6,11 +6,13 @@ adds the task, variant and seed, and is the key a run is stored under.
 >>> ModelConfig.parse("2l4h256d")
 ModelConfig(n_layer=2, n_head=4, d_model=256, encoder=False, dropout=0.0)
 >>> Variant.parse("ape_reg1e-3")
-Variant(name='ape_reg1e-3', positions='ape', reg_coef=0.001, clip=0, kappa=0.0)
+Variant(name='ape_reg1e-3', positions='ape', reg_coef=0.001, clip=0, kappa=0.0, every_layer=False)
 >>> Variant.parse("rpe16").clip
 16
 >>> Variant.parse("abc2").kappa
 2.0
+>>> Variant.parse("abc-layers").kappa, Variant.parse("abc-layers").every_layer
+(4.5, True)
 """
 
 from __future__ import annotations
@@ -98,7 +100,9 @@ class Variant:
     * ``sinusoidal``, ``abs``, ``abc``: Duan et al.'s encoder-decoder with sinusoidal positions,
       with attention bias scaffolding, or with calibrated attention biases
       (:mod:`validation.seq2seq`); ``abc<kappa>`` keeps the cross-attention lines ``kappa``
-      standard deviations above the mean (``abc``: their 4.5).
+      standard deviations above the mean (``abc``: their 4.5); a suffix ``-layers`` (``abc-layers``,
+      ``abc2-layers``) calibrates from every layer of the trained model, where Duan et al. read the
+      last one only.
     """
 
     name: str
@@ -106,6 +110,9 @@ class Variant:
     reg_coef: float = 0.0
     clip: int = 0
     kappa: float = 0.0
+    every_layer: bool = False
+    """ABC only: the bias tables keep, per head, every line that head follows in any layer of the
+    trained model (each layer thresholded on its own), not only in the last."""
 
     @classmethod
     def parse(cls, text: str) -> "Variant":
@@ -113,14 +120,14 @@ class Variant:
             return cls(text, text)
         if text in SEQ2SEQ:
             return cls(text, SEQ2SEQ[text], kappa=DUAN_KAPPA if text == "abc" else 0.0)
-        match = re.fullmatch(r"abc([0-9.]+)", text)
+        match = re.fullmatch(r"abc([0-9.]*)(-layers)?", text)
         if match:
             try:
-                kappa = float(match.group(1))
+                kappa = float(match.group(1)) if match.group(1) else DUAN_KAPPA
             except ValueError:
                 kappa = -1.0
             if kappa >= 0:
-                return cls(text, "abc", kappa=kappa)
+                return cls(text, "abc", kappa=kappa, every_layer=bool(match.group(2)))
         match = re.fullmatch(r"ape_reg([0-9.e-]+)?", text)
         if match:
             try:
@@ -135,7 +142,8 @@ class Variant:
             return cls(f"{match.group(1)}{clip}" if match.group(2) else match.group(1), match.group(1), clip=clip)
         raise ValidationError(f"variant {text!r}: expected ape, nope, ape_reg<coef> (e.g. ape_reg1e-3), rpe<k> or "
                               f"upe<k> (relative positions clipped at k, e.g. rpe16), or for Duan et al.'s "
-                              f"encoder-decoder sinusoidal, abs, abc or abc<kappa> (e.g. abc2)")
+                              f"encoder-decoder sinusoidal, abs, abc or abc<kappa> (e.g. abc2), either with -layers to "
+                              f"calibrate from every layer (abc-layers)")
 
     @property
     def seq2seq(self) -> bool:

@@ -291,7 +291,7 @@ def _duan_plan(task: Task, variant: Variant, *, cpu: bool) -> Plan:
     """Duan et al.'s protocol: the encoder-decoder trained on 1-6 digits, tested to 60."""
     if not variant.seq2seq:
         raise ValidationError(f"task {task.name!r}: Duan et al. train an encoder-decoder (variants sinusoidal, abs, "
-                              f"abc, abc<kappa>), not {variant.name}")
+                              f"abc, abc<kappa>, abc<kappa>-layers), not {variant.name}")
     if cpu:
         steps = DUAN_CPU_STEPS.get(task.name, DUAN_CPU_DEFAULT_STEPS)
         train = TrainConfig(lr=1e-3, steps=steps, warmup=100, eval_every=500, test_size=200)

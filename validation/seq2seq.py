@@ -11,7 +11,8 @@ source ends, where the operator is) is read from the token ids. Three variants:
   ``window`` lines behind it, and cyclic positions (index mod ``period``), a source token's index
   being its distance along the task's alignment (its place value in reversed-output arithmetic);
 * ``abc``: attention bias calibration: no positions, and in every layer the bias tables calibrated
-  from a trained ``sinusoidal`` model (:func:`calibrate`).
+  from a trained ``sinusoidal`` model (:func:`calibrate`), from its last layer's attention or, with
+  ``abc-layers``, from every layer's.
 
 Dropout, when the config asks for it, acts as in :mod:`validation.model`: on the embeddings (which
 are also the memory), the attention weights and each sublayer's output (Duan et al.'s released
@@ -162,7 +163,8 @@ class EncoderDecoder(nn.Module):
 
     def forward(self, ids: torch.Tensor, positions: torch.Tensor | None = None, record: bool = False):
         """Logits of the next token at every position (``positions`` is unused: the layout is
-        read from ``ids``). With ``record``, also the last block's (self, cross) attention weights."""
+        read from ``ids``). With ``record``, also every block's (self, cross) attention weights, first
+        block first."""
         where = lines.layout(ids, sep=self.sep, pad=self.pad, operators=self.operators)
         x = self.wte(ids) * math.sqrt(self.config.d_model)
         if self.positions != "abc":
@@ -179,11 +181,12 @@ class EncoderDecoder(nn.Module):
         source_allowed = (where.source | null)[:, None, :].expand(-1, length, -1)
         own_mask = self._mask(own_allowed, self.self_bias, lines.SELF, where)
         source_mask = torch.where(null, 0.0, self._mask(source_allowed, self.cross_bias, lines.CROSS, where))
-        recorded = (None, None)
+        recorded = []
         for block in self.blocks:
-            x, recorded = block(x, memory, own_mask, source_mask, record)
+            x, weights = block(x, memory, own_mask, source_mask, record)
+            recorded.append(weights)
         logits = self.ln_f(x) @ self.wte.weight.t()
-        return (logits, recorded) if record else logits
+        return (logits, tuple(recorded)) if record else logits
 
     @staticmethod
     def _mask(allowed, table, families, where) -> torch.Tensor:
@@ -196,34 +199,41 @@ class EncoderDecoder(nn.Module):
 
 def calibrate(model: EncoderDecoder, encoding: Encoding, examples: Sequence[Example], *,
               kappa_cross: float = lines.KAPPA_CROSS, kappa_self: float = lines.KAPPA_SELF,
-              batch_size: int = 256) -> tuple[torch.Tensor, torch.Tensor, int]:
+              every_layer: bool = False, batch_size: int = 256) -> tuple[torch.Tensor, torch.Tensor, int]:
     """ABC's (self, cross) bias tables from a trained model: its last block's attention weights on
     the ``examples`` it answers exactly, summed along every line per example, thresholded per head. Also
     returns how many examples were used; refuses when none is answered exactly.
+
+    With ``every_layer``, every block is summed and thresholded on its own, and a head's table
+    keeps the lines that head kept in any block (at the larger bias where two blocks keep one).
     """
     heads = model.config.n_head
-    own = lines.LineSums.empty(heads, len(lines.SELF), model.half)
-    source = lines.LineSums.empty(heads, len(lines.CROSS), model.half)
+    read = range(len(model.blocks)) if every_layer else (len(model.blocks) - 1,)
+    own = {b: lines.LineSums.empty(heads, len(lines.SELF), model.half) for b in read}
+    source = {b: lines.LineSums.empty(heads, len(lines.CROSS), model.half) for b in read}
     used = 0
     device = next(model.parameters()).device
     model.eval()
     with torch.no_grad():
         for start in range(0, len(examples), batch_size):
             batch = encoding.collate(examples[start:start + batch_size]).to(device)
-            logits, (own_weights, source_weights) = model(batch.ids, batch.positions, record=True)
+            logits, recorded = model(batch.ids, batch.positions, record=True)
             checked = batch.targets != IGNORE
             exact = exact_rows(logits, batch, uses_flags=False)
             if not bool(exact.any()):
                 continue
             keep = exact.nonzero().squeeze(-1)
             where = lines.layout(batch.ids[keep], sep=model.sep, pad=model.pad, operators=model.operators)
-            own.add(own_weights[keep], lines.SELF, where, checked[keep])
-            source.add(source_weights[keep], lines.CROSS, where, checked[keep])
+            for b in read:
+                own_weights, source_weights = recorded[b]
+                own[b].add(own_weights[keep], lines.SELF, where, checked[keep])
+                source[b].add(source_weights[keep], lines.CROSS, where, checked[keep])
             used += int(keep.numel())
     if not used:
         raise ValidationError(f"task {encoding.task.name!r}: attention bias calibration needs a model that answers "
                               f"training inputs exactly, and this one answers none of {len(examples)}")
-    return lines.calibrated(own, kappa_self), lines.calibrated(source, kappa_cross), used
+    union = lambda sums, kappa: torch.stack([lines.calibrated(s, kappa) for s in sums.values()]).amax(0)
+    return union(own, kappa_self), union(source, kappa_cross), used
 
 
 CALIBRATION_EXAMPLES = 512

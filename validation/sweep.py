@@ -130,7 +130,8 @@ def calibrations(task: Task, preset: Preset, variant: Variant, seeds: list[int],
     for run in runs:
         trained = Trained.from_weights(plan.task, stage, plan.model, store.weights(run), device)
         examples = calibration_examples(plan.task, CALIBRATION_EXAMPLES, run.spec.seed)
-        own, cross, _ = calibrate(trained.model, trained.encoding, examples, kappa_cross=variant.kappa)
+        own, cross, _ = calibrate(trained.model, trained.encoding, examples, kappa_cross=variant.kappa,
+                                  every_layer=variant.every_layer)
         tables[run.spec.seed] = {"self_bias": own, "cross_bias": cross}
     return tables
 

@@ -157,7 +157,8 @@ def add_commands(commands) -> None:
     validate_p.add_argument("--variant", action="append",
                             help="ape (default), nope, ape_reg or ape_reg<coef>, rpe<k> (relative positions "
                                  "clipped at k), upe<k> (uniform multiplier positions), or on Duan et al.'s tasks "
-                                 "sinusoidal, abs, abc, abc<kappa> (encoder-decoder); repeat for several")
+                                 "sinusoidal, abs, abc, abc<kappa>, abc<kappa>-layers (encoder-decoder); repeat for "
+                                 "several")
     validate_p.add_argument("--seeds", type=int, help="seeds that must count (default: the preset's)")
     validate_p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default cpu)")
     validate_p.add_argument("--store", default=DEFAULT_STORE, help=f"run store folder (default {DEFAULT_STORE})")

@@ -16,7 +16,7 @@ from tasks import registry
 from validation import attention_bias as lines
 from validation import protocol
 from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
-from validation.data import Encoding
+from validation.data import IGNORE, Encoding, exact_rows
 from validation.seq2seq import EncoderDecoder, calibrate
 from validation.store import Store
 from validation.sweep import validate
@@ -231,7 +231,6 @@ def test_calibration_from_every_layer_is_the_union_of_each_layers_own_lines():
     batch = encoding.collate(examples)
     with torch.no_grad():
         logits, recorded = model.eval()(batch.ids, record=True)
-    from validation.data import IGNORE, exact_rows
     keep = exact_rows(logits, batch, uses_flags=False).nonzero().squeeze(-1)
     where = lines.layout(batch.ids[keep], sep=model.sep, pad=model.pad, operators=model.operators)
     own_tables, cross_tables = [], []

@@ -265,6 +265,33 @@ def test_agreement_with_the_papers_claim_reads_the_outcome():
     assert _agrees(row(Outcome.NOT_LEARNED), arithmetic.DECLINES) == "inconclusive: not learned"
 
 
+def test_the_downward_claim_reads_shorter_and_longer_bins_apart():
+    """Xu et al.'s claim for absolute positions: right below the training length, wrong above."""
+    from validation.arithmetic_report import _agrees
+    from validation.report import Row, outcome
+
+    def row(mean, trained=1):
+        bins = ((1, 2), (3, 3), (4, 9), (10, 20))[1 - trained:]
+        return Row("xu_addition", "ape", "cpu", "3l3h48d", bins, bins, trained, "does not generalize", "truncation",
+                   1, 1, mean, (0.0,) * len(mean), outcome(mean, trained), None, None)
+
+    claim = arithmetic.DOWNWARD
+    assert _agrees(row((1.0, 1.0, 0.0, 0.0)), claim) == "yes"
+    assert _agrees(row((0.78, 1.0, 0.0, 0.0)), claim) == "no: fails downward (1-2 digits 0.780)"
+    assert _agrees(row((0.78, 1.0, 0.0, 0.0)), arithmetic.FAILS) == "yes"  # the plain claim reads only longer bins
+    assert _agrees(row((1.0, 1.0, 0.9, 0.85)), claim) == "no: generalizes upward"
+    assert _agrees(row((0.9, 1.0, 0.75, 0.75)), claim) == "inconclusive: in between"
+    assert _agrees(row((1.0, 0.5, 0.0, 0.0)), claim) == "inconclusive: not learned"
+    assert _agrees(row((1.0, 0.1, 0.0), trained=0), claim) == "yes"  # no shorter bin: only the upward half
+
+
+def test_xu_claims_say_which_moduli_generalize_in_both_directions():
+    claimed = {run.task: run.claimed for run in arithmetic.EXPERIMENTS["xu"].runs("paper") if run.variant == "ape"}
+    both = {task for task, claim in claimed.items() if claim == arithmetic.GENERALIZES}
+    assert both == {f"xu_mod{p}_{kind}" for p in (50, 100, 200) for kind in ("addition", "multiplication")}
+    assert all(claim == arithmetic.DOWNWARD for task, claim in claimed.items() if task not in both)
+
+
 def test_a_comparative_claim_reads_both_rows():
     from validation.arithmetic_report import _agrees
     from validation.report import Outcome, Row

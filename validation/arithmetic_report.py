@@ -9,9 +9,9 @@ from typing import Sequence
 
 from tasks import registry
 
-from .arithmetic import ABOVE, CASCADES_ABOVE, Cascades, Curve, Experiment, Kept
+from .arithmetic import ABOVE, CASCADES_ABOVE, DOWNWARD, Cascades, Curve, Experiment, Kept
 from .config import Variant
-from .report import Outcome, Row, _cells, bin_labels, pyplot, relative_verdict, row_of
+from .report import KEPT, Outcome, Row, _cells, bin_labels, pyplot, relative_verdict, row_of
 from .store import StoredRun
 from .sweep import Validation
 
@@ -37,10 +37,25 @@ def _agrees(row: Row | None, claimed: str, table: Sequence[Row] = (), found: Seq
             return reason
         other, beyond = _row(table, row.task, variant), slice(row.trained + 1, None)
         return "yes" if all(a > b for a, b in zip(row.mean[beyond], other.mean[beyond])) else "no"
+    if claimed == DOWNWARD:
+        return _downward_only(row)
     accepted = CLAIMED[claimed]
     if row.observed is Outcome.NOT_LEARNED or (row.observed is Outcome.BETWEEN and Outcome.BETWEEN not in accepted):
         return f"inconclusive: {row.observed.value}"  # in between settles neither "kept" nor "collapsed"
     return "yes" if row.observed in accepted else "no"
+
+
+def _downward_only(row: Row) -> str:
+    """:data:`DOWNWARD`: every bin shorter than the training bin kept, the longer ones collapsed. A
+    "no" names the direction that disagrees."""
+    if row.observed is Outcome.NOT_LEARNED:
+        return f"inconclusive: {row.observed.value}"
+    low = [f"{label} digits {a:.3f}" for label, a in zip(bin_labels(row.bins), row.mean[:row.trained]) if a < KEPT]
+    if low:
+        return f"no: fails downward ({', '.join(low)})"
+    if row.observed is Outcome.KEPT:
+        return "no: generalizes upward"
+    return "yes" if row.observed is Outcome.COLLAPSED else f"inconclusive: {row.observed.value}"
 
 
 def _row(table: Sequence[Row], task: str, variant: str) -> Row | None:

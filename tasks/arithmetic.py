@@ -109,6 +109,20 @@ def truncate_operands(x: tuple[str, ...], digits: int) -> tuple[str, ...]:
     return operands_x(a % 10 ** digits, b % 10 ** digits, op)
 
 
+def set_digit(x: tuple[str, ...], operand: int, place: int, digit: int) -> tuple[str, ...]:
+    """Xu et al.'s input with the digit of 10^``place`` in operand ``operand`` (0: a, 1: b) set to
+    ``digit``.
+
+    >>> "".join(set_digit(operands_x(12, 345, "+"), 0, 2, 7))[17:]
+    '712+00000000000000000345='
+    """
+    a, op, b = _xu_parse(x)
+    values = [a, b]
+    old = values[operand] // 10 ** place % 10
+    values[operand] += (digit - old) * 10 ** place
+    return operands_x(values[0], values[1], op)
+
+
 def _xu_measure(x) -> int:
     a, _, b = _xu_parse(x)
     return max(_size(a), _size(b))

@@ -203,15 +203,26 @@ def _exponential(analysis: Analysis | None) -> bool:
 @dataclass(frozen=True)
 class _Truncation:
     """Xu et al.'s test: the share of inputs beyond the training width whose answer equals the
-    answer on operands truncated to the trained digits, per bin; and a proof where one exists."""
+    answer on operands truncated to the trained digits, per bin; and a proof where one exists.
+
+    ``below`` mirrors it for fewer digits. In D_n one operand always has exactly n digits, so the
+    digit pair (0, 0) at digit n, which every shorter input has, is never in training. Per bin of
+    fewer digits: the share of inputs whose answer stays the same whatever nonzero digit either
+    operand takes there. Where it is 100%, a shorter input differs from training inputs only in a
+    digit the answer ignores; elsewhere training does not pin its answer down."""
 
     digits: int
     agreement: tuple[tuple[tuple[int, int], float], ...]
     proof: str | None
+    below: tuple[tuple[tuple[int, int], float], ...] = ()
 
     @property
     def determined(self) -> bool:
         return all(share == 1.0 for _, share in self.agreement)
+
+    @property
+    def covers_below(self) -> bool:
+        return all(share == 1.0 for _, share in self.below)
 
     def text(self) -> str:
         shares = ", ".join(f"{low}-{high} digits: {100 * share:.1f}%" for (low, high), share in self.agreement)
@@ -219,14 +230,24 @@ class _Truncation:
                 f"answers unchanged when those digits are zeroed: {shares}")
         return head + (f"; {self.proof}" if self.proof else "")
 
+    def below_text(self) -> str:
+        shares = ", ".join(f"{low}-{high} digits: {100 * share:.1f}%" for (low, high), share in self.below)
+        return (f"training never has 0 at digit {self.digits} of both operands, as every shorter input has; "
+                f"answers unchanged whatever nonzero digit either operand takes there: {shares}")
+
 
 def _truncation(task: Task, samples: int, seed: int) -> _Truncation | None:
     if task.reference != arithmetic.XU:
         return None
     digits = task.train_range[1]
     rng = np.random.default_rng(seed)
-    agreement = []
+    agreement, below = [], []
     for low, high in task.bins:
+        if low < digits:
+            inputs = [task.sample_input(int(rng.integers(low, min(high, digits - 1) + 1)), rng) for _ in range(samples)]
+            same = [all(task.answer(arithmetic.set_digit(x, operand, digits - 1, d)) == task.answer(x)
+                        for operand in (0, 1) for d in range(1, 10)) for x in inputs]
+            below.append(((low, min(high, digits - 1)), float(np.mean(same))))
         if high <= digits:
             continue
         inputs = [task.sample_input(int(rng.integers(max(low, digits + 1), high + 1)), rng) for _ in range(samples)]
@@ -240,7 +261,7 @@ def _truncation(task: Task, samples: int, seed: int) -> _Truncation | None:
                  f"answer is a function of the trained digits (a proof)" if power is not None else
                  f"{modulus} divides no power of 10 up to 10^{digits}: digits above the training width change "
                  f"the answer mod {modulus}")
-    return _Truncation(digits, tuple(agreement), proof)
+    return _Truncation(digits, tuple(agreement), proof, tuple(below))
 
 
 def _modulus(task: Task) -> int | None:
@@ -309,14 +330,19 @@ def _fixed_width(task: Task, model: str, truncation: _Truncation, passed: list[s
              "the task is expressible at this width, and the question is whether training pins down the "
              "digits it never varies")
     expressible = [f"expressible: {text}" for text in passed]
+    below = [f"fewer digits: {truncation.below_text()}"] if truncation.below else []
     if not truncation.determined:
         return ClassVerdict(Verdict.FAILS, "truncation",
                             (truncation.text() + ": a model fitted to the training data computes the answer on "
-                             "truncated operands, so these shares are its predicted accuracies", width,
+                             "truncated operands, so these shares are its predicted accuracies", *below, width,
                              *expressible, *failed), (arithmetic.XU,))
+    if passed and not truncation.covers_below:
+        return ClassVerdict(Verdict.UNDETERMINED, "none",
+                            (truncation.text(), f"missing: an argument for fewer digits: {truncation.below_text()}; "
+                             "training does not pin their answers down", width, *expressible), (arithmetic.XU,))
     if passed:
         return ClassVerdict(Verdict.GENERALIZES, "program+truncation",
-                            (truncation.text(), width, *expressible), (arithmetic.XU, PROGRAM_THEOREMS))
+                            (truncation.text(), *below, width, *expressible), (arithmetic.XU, PROGRAM_THEOREMS))
     kind = "plain C-RASP" if model == "nope" else "C-RASP[periodic, local]"
     return ClassVerdict(Verdict.UNDETERMINED, "none",
                         (truncation.text(), f"missing: a verified {kind} program"

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import tasks
 from crasp import check
 from crasp.interpreter import run
-from tasks.arithmetic import MODULI, operands_x, sabbaghi_tasks
+from tasks.arithmetic import MODULI, operands_x, sabbaghi_tasks, set_digit
 from tasks.verify import predictions, verify
 
 XU = ["xu_addition", "xu_multiplication"] + [f"xu_mod{p}_{k}" for p in MODULI for k in ("addition", "multiplication")]
@@ -102,6 +102,16 @@ def test_xu_programs_on_random_operands_and_offsets(name, a, b, offset):
     example = task.example(operands_x(a, b, "+" if name.endswith("addition") else "*"))
     result = run(task.program("ape"), [example.tokens], offset=offset)
     assert predictions(task, result, 0, example) == list(example.targets)
+
+
+@given(st.integers(0, 10**20 - 1), st.integers(0, 10**20 - 1), st.integers(0, 1), st.integers(0, 19),
+       st.integers(0, 9))
+def test_set_digit_changes_one_digit_of_one_operand(a, b, operand, place, digit):
+    written = "".join(set_digit(operands_x(a, b, "+"), operand, place, digit))
+    before = "".join(operands_x(a, b, "+"))
+    changed = [k for k in range(len(before)) if written[k] != before[k]]
+    column = operand * 21 + 19 - place  # operands are written most significant first, 20 digits each
+    assert changed in ([], [column]) and written[column] == str(digit)
 
 
 def test_a_modulus_dividing_a_power_of_ten_reads_only_the_low_digits():

@@ -12,6 +12,7 @@ from crasp.cli import main
 from crasp.parser import parse
 from tasks import predict as engine
 from tasks import registry
+from tasks.arithmetic import MODULI
 from tasks.predict import Verdict, predict
 
 PAPER_TASKS = [t.name for t in tasks.all_tasks() if t.family in ("algorithmic", "formal")]
@@ -82,6 +83,37 @@ def test_arithmetic_verdicts():
     assert successor.ape.verdict is Verdict.FAILS and successor.ape.basis == "communication"
     encoder = predict(tasks.get("sabbaghi_addition"), quick=True)
     assert encoder.ape.verdict is Verdict.UNDETERMINED and "bidirectional" in encoder.ape.evidence[0]
+
+
+@pytest.mark.parametrize("operation", ["addition", "multiplication"])
+def test_fewer_digits_are_covered_exactly_when_the_answer_ignores_the_top_trained_digit(operation):
+    """Trained on D_3, a shorter input differs from training inputs only in its digit-3 pair (0, 0). By
+    brute force over every 1-2 digit pair: the answer ignores any nonzero digit there exactly when
+    p divides 100, and only then does the prediction count the shorter inputs as covered."""
+    from validation.protocol import trained_on
+
+    def ignores_digit_3(p):
+        apply = (lambda a, b: a + b) if operation == "addition" else (lambda a, b: a * b)
+        return all(apply(a + 100 * d, b) % p == apply(a, b + 100 * d) % p == apply(a, b) % p
+                   for a in range(100) for b in range(100) for d in range(1, 10))
+
+    for p in MODULI:
+        truncation = engine._truncation(trained_on(tasks.get(f"xu_mod{p}_{operation}"), 3), 150, 0)
+        assert [bins for bins, _ in truncation.below] == [(1, 2)]
+        assert truncation.covers_below == ignores_digit_3(p) == (100 % p == 0), p
+    plain = engine._truncation(trained_on(tasks.get(f"xu_{operation}"), 3), 150, 0)
+    assert not plain.covers_below and plain.below[0][1] < 0.05
+
+
+def test_a_modulus_whose_answer_needs_the_top_trained_digit_is_undetermined_below():
+    """Mod 200 on D_3: longer inputs keep their answer (200 divides 10^3), shorter ones are not covered."""
+    from validation.protocol import trained_on
+
+    mod200 = predict(trained_on(tasks.get("xu_mod200_addition"), 3), quick=True).ape
+    assert mod200.verdict is Verdict.UNDETERMINED
+    assert mod200.evidence[1].startswith("missing: an argument for fewer digits")
+    on_d4 = predict(tasks.get("xu_mod200_addition"), quick=True).ape  # the registry's D_4: digit 4 is ignored
+    assert on_d4.verdict is Verdict.GENERALIZES and "1-3 digits: 100.0%" in on_d4.evidence[1]
 
 
 @pytest.fixture

@@ -320,7 +320,8 @@ POSITIONS = {"rpe": "relative positions", "upe": "uniform and relative positions
 
 def _reasoning(results: Sequence[Validation]) -> list[str]:
     """Per task as trained (the preset's digits), the prediction for absolute positions and its
-    first piece of evidence; per task and relative or uniform variant, the alignment check's."""
+    first piece of evidence (for Xu et al.'s tasks also the test of fewer digits); per task and
+    relative or uniform variant, the alignment check's."""
     from tasks.predict import predict
 
     lines, seen = [], set()
@@ -332,8 +333,8 @@ def _reasoning(results: Sequence[Validation]) -> list[str]:
         seen.add(key)
         what = POSITIONS[Variant.parse(result.variant).positions] if relative else "absolute positions"
         verdict = relative or predict(result.plan.task, quick=True).ape
-        lines.append(f"- **{result.task}** ({what}): {verdict.verdict.value} [{verdict.basis}]. "
-                     f"{verdict.evidence[0] if verdict.evidence else ''}")
+        shown = [line for k, line in enumerate(verdict.evidence) if k == 0 or "fewer digits" in line]
+        lines.append(f"- **{result.task}** ({what}): {verdict.verdict.value} [{verdict.basis}]. {'. '.join(shown)}")
     if any(Variant.parse(r.variant).positions in ("sin", "abs", "abc") for r in results):
         lines.append("- Duan et al.'s encoder-decoder (`sinusoidal`, `abs`, `abc`): no prediction; the theory is about "
                      "causal decoders with absolute positions or none.")

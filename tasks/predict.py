@@ -240,11 +240,12 @@ def _truncation(task: Task, samples: int, seed: int) -> _Truncation | None:
     if task.reference != arithmetic.XU:
         return None
     digits = task.train_range[1]
-    rng = np.random.default_rng(seed)
+    rng, rng_below = np.random.default_rng(seed), np.random.default_rng((seed, 1))
     agreement, below = [], []
     for low, high in task.bins:
         if low < digits:
-            inputs = [task.sample_input(int(rng.integers(low, min(high, digits - 1) + 1)), rng) for _ in range(samples)]
+            inputs = [task.sample_input(int(rng_below.integers(low, min(high, digits - 1) + 1)), rng_below)
+                      for _ in range(samples)]
             same = [all(task.answer(arithmetic.set_digit(x, operand, digits - 1, d)) == task.answer(x)
                         for operand in (0, 1) for d in range(1, 10)) for x in inputs]
             below.append(((low, min(high, digits - 1)), float(np.mean(same))))

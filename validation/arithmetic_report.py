@@ -334,7 +334,7 @@ def _reasoning(results: Sequence[Validation]) -> list[str]:
         what = POSITIONS[Variant.parse(result.variant).positions] if relative else "absolute positions"
         verdict = relative or predict(result.plan.task, quick=True).ape
         shown = [line for k, line in enumerate(verdict.evidence) if k == 0 or "fewer digits" in line]
-        lines.append(f"- **{result.task}** ({what}): {verdict.verdict.value} [{verdict.basis}]. {'. '.join(shown)}")
+        lines.append(f"- **{result.task}** ({what}): {verdict.verdict.value} [{verdict.basis}]. {'; '.join(shown)}")
     if any(Variant.parse(r.variant).positions in ("sin", "abs", "abc") for r in results):
         lines.append("- Duan et al.'s encoder-decoder (`sinusoidal`, `abs`, `abc`): no prediction; the theory is about "
                      "causal decoders with absolute positions or none.")

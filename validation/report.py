@@ -14,6 +14,7 @@ encodes.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import statistics
 from collections import defaultdict
@@ -126,20 +127,23 @@ def relative_verdict(task, variant: str):
 
 
 def _prediction(task, variant: str, cache: dict) -> tuple[str, str]:
+    """The toolkit's verdict for the task as trained (``cache``: keyed by task and lengths, since
+    presets may train one task on different lengths)."""
     from tasks.predict import predict
 
     positions = Variant.parse(variant).positions
-    if (task.name, positions) not in cache:
-        cache[(task.name, positions)] = relative_verdict(task, variant)
-    relative = cache[(task.name, positions)]
+    trained = (task.name, task.train_range, task.bins)
+    if (trained, positions) not in cache:
+        cache[(trained, positions)] = relative_verdict(task, variant)
+    relative = cache[(trained, positions)]
     if relative is not None:
         return relative.verdict.value, relative.basis
     outside = OUTSIDE_THEORY.get(positions)
     if outside:
         return "undetermined", f"{outside}: outside the theory (APE and NoPE)"
-    if task.name not in cache:
-        cache[task.name] = predict(task, quick=True)
-    verdict = cache[task.name].verdict("nope" if variant == "nope" else "ape")
+    if trained not in cache:
+        cache[trained] = predict(task, quick=True)
+    verdict = cache[trained].verdict("nope" if variant == "nope" else "ape")
     return verdict.verdict.value, verdict.basis
 
 
@@ -163,7 +167,9 @@ def row_of(runs: Sequence[StoredRun], predictions: dict | None = None) -> Row:
     columns = list(zip(*(r.accuracy for r in counted)))
     mean = tuple(statistics.fmean(c) for c in columns)
     spread = tuple(statistics.pstdev(c) for c in columns)
-    predicted, basis = _prediction(task, first.variant, {} if predictions is None else predictions)
+    as_trained = dataclasses.replace(task, train_range=first.train_range or task.train_range,
+                                     bins=first.bins or task.bins)  # a preset may train other lengths (D_3 for D_4)
+    predicted, basis = _prediction(as_trained, first.variant, {} if predictions is None else predictions)
     published = _published(task, first.variant)
     trained = first.training_bin
     return Row(first.task, first.variant, first.preset, first.model.label, first.bins or task.bins, task.bins,

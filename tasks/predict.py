@@ -225,15 +225,18 @@ class _Truncation:
         return all(share == 1.0 for _, share in self.below)
 
     def text(self) -> str:
-        shares = ", ".join(f"{low}-{high} digits: {100 * share:.1f}%" for (low, high), share in self.agreement)
+        shares = _shares(self.agreement)
         head = (f"trained on {self.digits}-digit operands, the model only ever sees 0 above digit {self.digits}; "
                 f"answers unchanged when those digits are zeroed: {shares}")
         return head + (f"; {self.proof}" if self.proof else "")
 
     def below_text(self) -> str:
-        shares = ", ".join(f"{low}-{high} digits: {100 * share:.1f}%" for (low, high), share in self.below)
         return (f"training never has 0 at digit {self.digits} of both operands, as every shorter input has; "
-                f"answers unchanged whatever nonzero digit either operand takes there: {shares}")
+                f"answers unchanged whatever nonzero digit either operand takes there: {_shares(self.below)}")
+
+
+def _shares(per_bin: tuple[tuple[tuple[int, int], float], ...]) -> str:
+    return ", ".join(f"{low}-{high} digits: {100 * share:.1f}%" for (low, high), share in per_bin)
 
 
 def _truncation(task: Task, samples: int, seed: int) -> _Truncation | None:
@@ -244,11 +247,12 @@ def _truncation(task: Task, samples: int, seed: int) -> _Truncation | None:
     agreement, below = [], []
     for low, high in task.bins:
         if low < digits:
-            inputs = [task.sample_input(int(rng_below.integers(low, min(high, digits - 1) + 1)), rng_below)
+            shorter = (low, min(high, digits - 1))
+            inputs = [task.sample_input(int(rng_below.integers(shorter[0], shorter[1] + 1)), rng_below)
                       for _ in range(samples)]
             same = [all(task.answer(arithmetic.set_digit(x, operand, digits - 1, d)) == task.answer(x)
                         for operand in (0, 1) for d in range(1, 10)) for x in inputs]
-            below.append(((low, min(high, digits - 1)), float(np.mean(same))))
+            below.append((shorter, float(np.mean(same))))
         if high <= digits:
             continue
         inputs = [task.sample_input(int(rng.integers(max(low, digits + 1), high + 1)), rng) for _ in range(samples)]

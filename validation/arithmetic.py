@@ -106,8 +106,8 @@ class Experiment:
 
 def _modular(kind: str, moduli=arithmetic.MODULI) -> tuple[Run, ...]:
     """Xu et al.: modulo p generalizes in both directions when p divides a power of 10, else downward only."""
-    return tuple(Run(f"xu_mod{p}_{kind}", "ape", GENERALIZES if any(10 ** k % p == 0 for k in range(1, 9)) else DOWNWARD)
-                 for p in moduli)
+    return tuple(Run(f"xu_mod{p}_{kind}", "ape",
+                     GENERALIZES if any(10 ** k % p == 0 for k in range(1, 9)) else DOWNWARD) for p in moduli)
 
 
 SINGLE_DIGIT_MULTIPLIER = (Run("sabbaghi_multiplication_1", "rpe", DECLINES),
@@ -124,8 +124,8 @@ EXPERIMENTS: dict[str, Experiment] = {
         "above, where it writes the answer on the operands truncated to n digits; modulo p, the task "
         "generalizes in both directions when p divides a power of 10 (50, 100, 200) and not upward otherwise; "
         "relative positions generalize upward for addition but not for multiplication.",
-        all_runs=(Run("xu_addition", "ape", DOWNWARD), Run("xu_multiplication", "ape", DOWNWARD), *_modular("addition"),
-                  *_modular("multiplication"), Run("xu_addition", "rpe", GENERALIZES),
+        all_runs=(Run("xu_addition", "ape", DOWNWARD), Run("xu_multiplication", "ape", DOWNWARD),
+                  *_modular("addition"), *_modular("multiplication"), Run("xu_addition", "rpe", GENERALIZES),
                   Run("xu_multiplication", "rpe", FAILS)),
         cpu_runs=(Run("xu_addition", "ape", DOWNWARD), *_modular("addition"),
                   Run("xu_addition", "rpe", GENERALIZES)),

@@ -151,6 +151,7 @@ def test_an_experiment_trains_probes_and_reports(tmp_path, monkeypatch):
     # every 1-digit input has at 0 in both operands and D_2 never does, so shorter inputs are not covered.
     assert "| xu_mod100_addition | ape | 1l2h16d | 1/1 | undetermined |" in text
     assert "- **xu_mod100_addition** (absolute positions): undetermined [none]." in text
+    assert "; missing: an argument for fewer digits: training never has 0 at digit 2 of both operands" in text
     assert "| xu_addition | rpe | 1l2h16d | 1/1 | undetermined |" in text
     assert "- **xu_addition** (relative positions): undetermined [no relative alignment]. shifting" in text
     assert "runs agree with the paper's claim" in text and "| 20 |" in text

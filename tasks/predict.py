@@ -250,9 +250,7 @@ def _truncation(task: Task, samples: int, seed: int) -> _Truncation | None:
             shorter = (low, min(high, digits - 1))
             inputs = [task.sample_input(int(rng_below.integers(shorter[0], shorter[1] + 1)), rng_below)
                       for _ in range(samples)]
-            same = [all(task.answer(arithmetic.set_digit(x, operand, digits - 1, d)) == task.answer(x)
-                        for operand in (0, 1) for d in range(1, 10)) for x in inputs]
-            below.append((shorter, float(np.mean(same))))
+            below.append((shorter, float(np.mean([_ignores_digit(task, x, digits - 1) for x in inputs]))))
         if high <= digits:
             continue
         inputs = [task.sample_input(int(rng.integers(max(low, digits + 1), high + 1)), rng) for _ in range(samples)]
@@ -267,6 +265,14 @@ def _truncation(task: Task, samples: int, seed: int) -> _Truncation | None:
                  f"{modulus} divides no power of 10 up to 10^{digits}: digits above the training width change "
                  f"the answer mod {modulus}")
     return _Truncation(digits, tuple(agreement), proof, tuple(below))
+
+
+def _ignores_digit(task: Task, x: tuple[str, ...], place: int) -> bool:
+    """Whether the answer on Xu et al.'s input ``x`` stays the same whatever nonzero digit either
+    operand takes at 10^``place``."""
+    answer = task.answer(x)
+    return all(task.answer(arithmetic.set_digit(x, operand, place, d)) == answer
+               for operand in (0, 1) for d in range(1, 10))
 
 
 def _modulus(task: Task) -> int | None:

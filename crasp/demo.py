@@ -83,12 +83,13 @@ def _predict_tasks(say) -> None:
               "xu_mod100_addition", "xu_mod150_addition", "duan_successor", "sabbaghi_addition"]
     agree = labelled = 0
     for name in chosen:
-        prediction = predict(tasks.get(name), quick=True)
+        prediction = predict(tasks.get(name), schemes=["ape", "nope"], quick=True, synthesis=False)
         label = {None: "", True: "  = paper", False: "  != paper"}[prediction.agrees]
         agree += bool(prediction.agrees)
         labelled += prediction.agrees is not None
-        say(f"{name[:22]:22s} APE {prediction.ape.verdict.value:19s} ({prediction.ape.basis:13s})  "
-            f"NoPE {prediction.nope.verdict.value:19s} ({prediction.nope.basis}){label}")
+        ape, nope = (f"{v.verdict.value} ({v.basis}{', ' + v.strength.value if v.strength else ''})"
+                     for v in (prediction.ape, prediction.nope))
+        say(f"{name[:22]:22s} APE {ape:42s} NoPE {nope}{label}")
     say(f"{agree} of {labelled} agree with the paper's labels; `crasp predict TASK` shows the evidence")
 
 

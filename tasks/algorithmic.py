@@ -12,6 +12,7 @@ training offsets of each task. Every sampler takes a numpy Generator.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import string
 from collections import Counter
@@ -20,12 +21,15 @@ from typing import Sequence
 import numpy as np
 
 from . import anchors, programs
+from .findings import Strength, published
 from .registry import BOS, INVALID, Format, Labels, Task
+from .split import Split
 
 TRAIN_RANGE = (0, 50)
 BINS = ((0, 50), (51, 100), (101, 150))
 MAX_TEST_LENGTH = 150
 HUANG = "Huang et al. 2025, A Formal Framework for Understanding Length Generalization in Transformers (arXiv 2410.02140)"
+LABELS = f"{HUANG}: expressibility labels of the experiments"
 PLAIN_CONTAINED = "not expressible (plain C-RASP is contained in C-RASP[periodic, local]; see APE)"
 """Why a task without an APE program has no NoPE one either."""
 
@@ -234,6 +238,9 @@ def copy_every_kth(k: int, vocabulary: int, bins: tuple[tuple[int, int], ...], n
         return _distinct(symbols)(length - (k - 1), rng)
 
     span = "short" if vocabulary == 150 else "long"
+    no_program = {"nope": "no plain C-RASP program: the output after each token is the input "
+                          f"symbol exactly {k} positions further on, which needs the local guard "
+                          f"i - j = {k}; Huang et al. report NoPE failing (appendix)"}
     return Task(
         name=name,
         family="algorithmic",
@@ -253,9 +260,9 @@ def copy_every_kth(k: int, vocabulary: int, bins: tuple[tuple[int, int], ...], n
         prefix=(BOS, *(["#"] * (k - 1))),
         labels=Labels(True, None),
         programs={"ape": functools.partial(programs.copy_with_stride, symbols, k)},
-        no_program={"nope": "no plain C-RASP program: the output after each token is the input "
-                            f"symbol exactly {k} positions further on, which needs the local guard "
-                            f"i - j = {k}; Huang et al. report NoPE failing (appendix)"},
+        no_program=no_program,
+        facts=published(no_program, ["nope"], f"{HUANG}, appendix (copy every k-th token): NoPE's failure "
+                        "observed in experiments", Strength.EXTRAPOLATED),
         anchors=anchors.copy_every_kth(k, span),
         description=f"copy every {k}-th of L - {k - 1} distinct symbols (vocabulary {vocabulary}); "
                     f"the input follows {k - 1} filler tokens '#'",
@@ -306,6 +313,7 @@ def builtin_tasks() -> list[Task]:
         ),
         Task(
             name="bin_majority_interleave", family="algorithmic", format=Format.SEQ2SEQ,
+            split=Split(block=3, description="Alice holds the first 3N bits (N of each stream), Bob the next 3N"),
             symbols=("0", "1"), outputs=("0", "1"),
             sample_input=_sample_interleave, answer=_interleave_answer, valid=_interleave_valid,
             n_positions=MAX_TEST_LENGTH + 6, train_range=TRAIN_RANGE, bins=BINS, min_length=3, length_rule=_interleave_length,
@@ -378,6 +386,8 @@ def builtin_tasks() -> list[Task]:
         ),
         Task(
             name="addition", family="algorithmic", format=Format.SEQ2SEQ,
+            split=Split(("0", "1"), middle=("+",), after=("=",),
+                        description="Alice holds the first operand, Bob the second (N bits each, MSB first)"),
             symbols=("0", "1", "+", "="), outputs=("0", "1"),
             sample_input=_sample_addition, answer=_addition_answer, valid=_addition_valid,
             n_positions=2 * MAX_TEST_LENGTH, train_range=TRAIN_RANGE, bins=BINS, min_length=4, separator=None,
@@ -395,6 +405,10 @@ def builtin_tasks() -> list[Task]:
             reference=HUANG, batch_answer=_batch_addition,
         ),
     ]
+    # The paper's negative labels that neither a program nor communication complexity settles.
+    negative = {"parity": ["ape"], "bin_majority_interleave": ["nope"], "unique_copy": ["nope"]}
+    tasks = [dataclasses.replace(t, facts=published(t.no_program, negative[t.name], LABELS)) if t.name in negative
+             else t for t in tasks]
     for k in (1, 2, 3):
         tasks.append(copy_every_kth(k, 150, BINS, f"copy_every_kth_k{k}"))
         tasks.append(copy_every_kth(k, 384, ((0, 128), (129, 256), (257, 384)), f"copy_every_kth_k{k}_long"))

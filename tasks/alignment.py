@@ -30,8 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .arithmetic import DIGITS, PAD
-from .predict import ClassVerdict, Verdict
-from .registry import Task
+from .registry import Task, TaskError
 
 FIELD_TOKENS = frozenset((*DIGITS, PAD))
 PADDING = frozenset(("0", PAD))
@@ -64,12 +63,6 @@ class Alignment:
     uniform: int
     aligned: bool
     evidence: str
-
-    def verdict(self) -> ClassVerdict:
-        """"generalizes" when aligned, otherwise "undetermined" (no symmetry is no proof of failure)."""
-        if self.aligned:
-            return ClassVerdict(Verdict.GENERALIZES, "relative alignment", (self.evidence,), (SABBAGHI_E,))
-        return ClassVerdict(Verdict.UNDETERMINED, "no relative alignment", (self.evidence,))
 
 
 def operand_fields(task: Task, x: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
@@ -197,4 +190,25 @@ def _spans(fields) -> str:
     return "positions " + " and ".join(f"{start}-{stop - 1}" if stop - start > 1 else f"{start}" for start, stop in fields)
 
 
-__all__ = ["Alignment", "Symmetry", "operand_fields", "shifted", "symmetries", "relative_alignment"]
+def leading_operand_width(task: Task) -> int:
+    """The number of input tokens before the first operator (``+``, ``*``), the same in every
+    example: the digits that uniform positions give one vector each (Sabbaghi et al.'s multiplier).
+
+    >>> from tasks import registry
+    >>> leading_operand_width(registry.get("sabbaghi_multiplication"))
+    3
+    """
+    rng = np.random.default_rng(0)
+    widths = set()
+    for low, high in (task.train_range, *task.bins):
+        for example in task.sample_bin(low, high, 5, rng):
+            tokens = example.tokens[len(task.prefix):]
+            widths.add(next((k for k, t in enumerate(tokens) if t in ("+", "*")), None))
+    if len(widths) != 1 or None in widths or 0 in widths:
+        raise TaskError(f"task {task.name!r}: uniform positions need a leading operand of one fixed width "
+                              f"before '+' or '*' (found widths {sorted(widths, key=str)})")
+    return widths.pop()
+
+
+__all__ = ["Alignment", "Symmetry", "operand_fields", "shifted", "symmetries", "relative_alignment",
+           "leading_operand_width"]

@@ -31,6 +31,7 @@ import numpy as np
 from . import anchors, arithmetic_programs
 from .algorithmic import PLAIN_CONTAINED
 from .registry import Anchor, Format, Labels, Task
+from .split import Split
 
 DIGITS = tuple("0123456789")
 XU = "Xu et al. 2024, Relating the Seemingly Unrelated (arXiv 2407.17963)"
@@ -205,6 +206,8 @@ def xu_task(op: str, modulus: int | None = None) -> Task:
         description=f"{'a + b' if op == '+' else 'a * b'}{f' mod {modulus}' if modulus else ''} in Xu et al.'s "
                     f"fixed-width format (20-digit operands, 21-digit reversed result, ';'){note}",
         reference=XU,
+        modulus=modulus,
+        fixed_width=WIDTH,
         measure=_xu_measure,
         enumerate_inputs=_xu_enumerate(op),
     )
@@ -221,7 +224,7 @@ _MIRROR = ("no program known: the output is reversed while the input is most sig
 
 
 def _duan_task(name: str, symbols, outputs, sample, answer, valid, description, no_program: str,
-               measure) -> Task:
+               measure, split: Split | None = None) -> Task:
     return Task(
         name=f"duan_{name}",
         family="arithmetic",
@@ -240,6 +243,7 @@ def _duan_task(name: str, symbols, outputs, sample, answer, valid, description, 
         description=description,
         reference=DUAN,
         measure=measure,
+        split=split,
     )
 
 
@@ -268,7 +272,9 @@ def duan_tasks() -> list[Task]:
         answer=lambda x: _reversed_padded(int("".join(x)) + 1, len(x) + 1),
         valid=_all_digits,
         description="n -> n + 1: n zero-padded (most significant first), the successor reversed, n + 1 digits",
-        no_program=_MIRROR, measure=len)
+        no_program=_MIRROR, measure=len,
+        split=Split(("0", "1"), description="Alice holds the N most significant digits, Bob the N least (digits 0 "
+                                            "and 1 only)"))
 
     def add_sample(n, rng):
         a, b = _d_n_pair(n, rng)
@@ -284,7 +290,9 @@ def duan_tasks() -> list[Task]:
         valid=lambda x: (parts := add_split(x)) is not None and len(parts[0]) == len(parts[1]) > 0
         and all(p.isdigit() for p in parts),
         description="a + b, both zero-padded to n digits, the sum reversed with n + 1 digits",
-        no_program=_MIRROR, measure=lambda x: len(x) // 2)
+        no_program=_MIRROR, measure=lambda x: len(x) // 2,
+        split=Split(("0", "1"), middle=("+",), description="Alice holds the first operand, Bob the second (N digits "
+                                                           "each, digits 0 and 1 only)"))
 
     def prefix_xor(x):
         bits, acc = [], 0
@@ -314,7 +322,10 @@ def duan_tasks() -> list[Task]:
         answer=lambda x: _reversed_padded(int("".join(x[:-2])) * int(x[-1]), len(x) - 1),
         valid=times_valid,
         description="a * d: a zero-padded to n digits, d one digit; the product reversed with n + 1 digits",
-        no_program=_MIRROR, measure=lambda x: len(x) - 2)
+        no_program=_MIRROR, measure=lambda x: len(x) - 2,
+        split=Split(("0", "1"), after=("*", "3"), description="Alice holds the N most significant digits of the "
+                                                              "multiplicand, Bob the rest and the multiplier 3 (digits "
+                                                              "0 and 1 only)"))
     return [successor, addition, parity, times]
 
 

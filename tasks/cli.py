@@ -82,7 +82,7 @@ def cmd_verify(args, out, err) -> int:
     from crasp.cli import load_program
     from crasp.trace import write_traces
 
-    task = registry.get(args.task)
+    task = _resolve(args.task)
     program = load_program(args.program) if args.program else None
     report = verify(
         task, program, variant=args.variant, exhaustive_length=args.exhaustive_length,
@@ -115,83 +115,49 @@ def cmd_predict(args, out, err) -> int:
     from crasp.cli import load_program
     from tabulate import tabulate
 
-    from .predict import predict
+    from .findings import DEFAULT, QUICK, Budget
+    from .predict import explain, predict
 
     if args.all == bool(args.task):
         raise registry.TaskError("name one TASK or give --all")
     if args.program and args.all:
         raise registry.TaskError("--program goes with one TASK, not --all")
+    budget = Budget.parse(args.budget, QUICK if args.quick else DEFAULT) if args.budget else (
+        QUICK if args.quick else DEFAULT)
+    schemes = [s.strip() for s in args.schemes.split(",")] if args.schemes else None
     selected = ([_resolve(args.task)] if args.task else
                 [t for t in registry.all_tasks() if args.family in (None, t.family)])
     programs = [load_program(path) for path in args.program or []]
+    progress = (lambda line: print(f"  {line}", file=err, flush=True)) if not args.all else None
     predictions = []
     for number, task in enumerate(selected, 1):
         if len(selected) > 1:
             print(f"[{number}/{len(selected)}] {task.name}", file=err, flush=True)
-        predictions.append(predict(task, programs=programs, quick=args.quick, seed=args.seed))
+        predictions.append(predict(task, schemes=schemes, programs=programs, budget=budget, seed=args.seed,
+                                   synthesis=not args.no_synthesis, progress=progress))
     if args.json:
-        found = [{**p.to_json(), **_relative_json(task)} for p, task in zip(predictions, selected)]
+        found = [p.to_json() for p in predictions]
         print(json.dumps(found if args.all else found[0], indent=2), file=out)
-        return 0
-    if not args.all:
-        print(_explain(predictions[0]) + _explain_relative(selected[0]), file=out)
-        return 0
-    rows = [[p.task, f"{p.ape.verdict.value} ({p.ape.basis})", f"{p.nope.verdict.value} ({p.nope.basis})",
-             f"{_label(p.labels.ape)}/{_label(p.labels.nope)}", {None: "-", True: "yes", False: "NO"}[p.agrees]]
-            for p in predictions]
-    print(tabulate(rows, headers=["task", "APE", "NoPE", "paper APE/NoPE", "agrees"], tablefmt="simple"), file=out)
-    labelled = [p for p in predictions if p.agrees is not None]
-    print(f"\n{sum(p.agrees for p in labelled)} of {len(labelled)} predictions with published labels agree "
-          "with them; `crasp predict TASK` shows the evidence", file=out)
+    elif not args.all:
+        print(explain(predictions[0]), file=out)
+    else:
+        rows = [[p.task, _cell(p.ape), _cell(p.nope), f"{_label(p.labels.ape)}/{_label(p.labels.nope)}",
+                 {None: "-", True: "yes", False: "NO"}[p.agrees]] for p in predictions]
+        print(tabulate(rows, headers=["task", "APE", "NoPE", "paper APE/NoPE", "agrees"], tablefmt="simple"),
+              file=out)
+        labelled = [p for p in predictions if p.agrees is not None]
+        print(f"\n{sum(p.agrees for p in labelled)} of {len(labelled)} predictions with published labels agree "
+              "with them; `crasp predict TASK` shows the evidence", file=out)
+    rejected = [line for p in predictions for line in p.rejected]
+    if rejected:
+        print("\n".join(["", "error: a given program was rejected:", *rejected]), file=err)
+        return 1
     return 0
 
 
-def _explain(prediction) -> str:
-    lines = [f"{prediction.task}"]
-    for model, title in (("ape", "APE (learned absolute positions)"), ("nope", "NoPE (no positions)")):
-        verdict = prediction.verdict(model)
-        lines.append(f"\n{title}: {verdict.verdict.value.upper()}  [basis: {verdict.basis}]")
-        lines += [f"  - {line}" for line in verdict.evidence]
-        lines += [f"  ref: {ref}" for ref in verdict.references]
-    labels = prediction.labels
-    if labels.ape is not None or labels.nope is not None:
-        agree = "agrees" if prediction.agrees else "DISAGREES"
-        lines.append(f"\npaper labels (expressible APE/NoPE): {_label(labels.ape)}/{_label(labels.nope)}: "
-                     f"the prediction {agree}")
-    if prediction.communication is not None and prediction.communication.table:
-        lines.append("\n" + prediction.communication.summary())
-    return "\n".join(lines)
-
-
-def _relative(task: Task) -> dict:
-    """For an arithmetic task: the alignment verdicts for relative positions and for relative
-    positions with the leading operand at uniform positions (Sabbaghi et al.'s UPE)."""
-    from .alignment import relative_alignment
-
-    if task.family != "arithmetic":
-        return {}
-    plain = relative_alignment(task)
-    found = {"relative positions": plain.verdict()}
-    if plain.fields and not plain.aligned:
-        leading = plain.fields[0][1] - len(task.prefix)
-        uniform = relative_alignment(task, leading)
-        if uniform.aligned:  # shown only where uniform positions change the verdict
-            found[f"uniform positions for the first {leading} input tokens"] = uniform.verdict()
-    return found
-
-
-def _relative_json(task: Task) -> dict:
-    found = _relative(task)
-    return {"relative": {name: verdict.to_json() for name, verdict in found.items()}} if found else {}
-
-
-def _explain_relative(task: Task) -> str:
-    lines = []
-    for title, verdict in _relative(task).items():
-        lines.append(f"\nRelative alignment, {title}: {verdict.verdict.value.upper()}  [basis: {verdict.basis}]")
-        lines += [f"  - {line}" for line in verdict.evidence]
-        lines += [f"  ref: {ref}" for ref in verdict.references]
-    return "\n" + "\n".join(lines) if lines else ""
+def _cell(verdict) -> str:
+    strength = f", {verdict.strength.value}" if verdict.strength else ""
+    return f"{verdict.verdict.value} ({verdict.basis}{strength})"
 
 
 def add_commands(commands) -> None:
@@ -237,7 +203,17 @@ def add_commands(commands) -> None:
     predict_p.add_argument("--program", metavar="FILE", action="append",
                            help="a candidate .cr program for TASK (repeatable); verified before it counts")
     predict_p.add_argument("--quick", action="store_true",
-                           help="smaller verification and enumeration budgets (seconds per task)")
+                           help="the quick budget: seconds per task (see --budget)")
+    predict_p.add_argument("--budget", metavar="SPEC",
+                           help="quick, default or thorough, and/or KEY=VALUE overrides, comma-separated (e.g. "
+                                "'samples=1000,max_length=4000'); keys: exhaustive, samples, max_length, derived, "
+                                "pairs, comm_samples, family, family_length, learn_length, synthesis_seconds, "
+                                "truncation_samples")
+    predict_p.add_argument("--schemes", metavar="LIST",
+                           help="comma-separated positional schemes: ape, nope, relative, uniform (default: ape and "
+                                "nope, and relative and uniform for operand formats)")
+    predict_p.add_argument("--no-synthesis", action="store_true",
+                           help="do not search for a program when none is given or verified")
     predict_p.add_argument("--json", action="store_true", help="the prediction(s) as JSON")
     predict_p.add_argument("--seed", type=int, default=0)
     predict_p.set_defaults(handler=cmd_predict)

@@ -36,6 +36,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from .split import Split
 from .registry import INVALID, Format, Task, TaskError
 
 
@@ -43,49 +44,9 @@ class CommunicationError(TaskError):
     """The checker cannot build the task's communication matrix (and says why)."""
 
 
-@dataclass(frozen=True)
-class Split:
-    """How Alice's and Bob's strings make an input: ``before + a + middle + b + after``.
-
-    At size N each holds ``block * N`` symbols (``block`` 3 keeps interleaved streams whole).
-
-    Alice and Bob draw their N symbols from ``alphabet`` (default: the task's symbols, or its
-    first three when it has more than five). Restricting the alphabet or fixing the template
-    only removes rows and columns, so every count is a lower bound for the task's full matrix.
-    """
-
-    alphabet: tuple[str, ...] | None = None
-    block: int = 1
-    before: tuple[str, ...] = ()
-    middle: tuple[str, ...] = ()
-    after: tuple[str, ...] = ()
-    description: str = "Alice holds the first N input symbols, Bob the next N"
-
-    def symbols(self, task: Task) -> tuple[str, ...]:
-        if self.alphabet is not None:
-            return self.alphabet
-        return task.symbols if len(task.symbols) <= 5 else task.symbols[:3]
-
-
-SPLITS: dict[str, Split] = {
-    "bin_majority_interleave": Split(block=3, description="Alice holds the first 3N bits (N of each stream), "
-                                                          "Bob the next 3N"),
-    "addition": Split(("0", "1"), middle=("+",), after=("=",),
-                      description="Alice holds the first operand, Bob the second (N bits each, MSB first)"),
-    "duan_addition": Split(("0", "1"), middle=("+",),
-                           description="Alice holds the first operand, Bob the second (N digits each, "
-                                       "digits 0 and 1 only)"),
-    "duan_successor": Split(("0", "1"), description="Alice holds the N most significant digits, Bob the "
-                                                    "N least (digits 0 and 1 only)"),
-    "duan_n_times_1": Split(("0", "1"), after=("*", "3"),
-                            description="Alice holds the N most significant digits of the multiplicand, "
-                                        "Bob the rest and the multiplier 3 (digits 0 and 1 only)"),
-}
-"""Splits of built-in tasks whose inputs are not a single free string."""
-
-
 def default_split(task: Task) -> Split:
-    return SPLITS.get(task.name, Split())
+    """The task's own split (its ``split`` field), or Alice the first N symbols and Bob the next N."""
+    return task.split or Split()
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ import numpy as np
 
 from . import anchors, automata
 from . import language_programs as lp
-from .algorithmic import HUANG, PLAIN_CONTAINED
+from .algorithmic import HUANG, LABELS, PLAIN_CONTAINED
+from .findings import published
 from .registry import Anchor, Dataset, Format, Labels, Task, TaskError
 
 Window = Callable[[int, int, np.random.Generator], tuple[str, ...]]
@@ -288,11 +289,13 @@ def _task(language: Language) -> Task:
     dfa = language.dfa
     longest = language.bins[-1][1]
     programs = {v: f for v, f in (("ape", language.ape), ("nope", language.nope)) if f is not None}
-    no_program = {}
+    no_program, facts = {}, ()
     if language.ape is None:
         no_program = {"ape": REASONS[language.name], "nope": PLAIN_CONTAINED}
+        facts = published(no_program, ["ape"], LABELS)
     elif language.nope is None:
         no_program = {"nope": language.nope_reason}
+        facts = published(no_program, ["nope"], LABELS)
     return Task(
         name=language.name,
         family="formal",
@@ -313,6 +316,7 @@ def _task(language: Language) -> Task:
         labels=Labels(ape, nope),
         programs=programs,
         no_program=no_program,
+        facts=facts,
         # Only the bins the suite defines: the Tomita generator's third published bin re-tests [101, 150].
         anchors=tuple(Anchor(a.variant, a.bins[:len(language.bins)], a.config, a.source)
                       for a in anchors.formal_language(language.paper_name)),

@@ -25,13 +25,15 @@ import numpy as np
 from crasp.ast import Program
 from crasp.errors import CraspError
 
+from .findings import Fact
+from .split import Split
+
 BOS, SEP, EOS = "<bos>", "<sep>", "<eos>"
 INVALID = -1
 """The code a vectorised reference gives an input outside the task's domain."""
 
 
-class TaskError(CraspError):
-    """An unknown task, a bad registration, or a length the task cannot produce."""
+from .findings import TaskError  # noqa: E402  (defined beside the findings, which registry re-exports)
 
 
 class Format(enum.Enum):
@@ -114,7 +116,12 @@ class Task:
     outside the task's domain gets a row of :data:`INVALID`. It may raise NotImplementedError
     for inputs it does not cover; the checker then calls ``answer``. ``n_positions``, where given,
     is the size of the positional table the published code trains with (training offsets and the
-    longest test sequence fit in it).
+    longest test sequence fit in it). ``facts`` are published results about the task (a
+    :class:`~tasks.findings.Fact` per scheme: claim, statement, citation), which the prediction
+    weighs like any other evidence; ``modulus`` is the modulus of a modular-arithmetic answer;
+    ``split``, where set, is how the communication checker cuts an input between Alice and Bob
+    (default: the first N symbols and the next N); ``fixed_width``, where set, pads every operand to that many digits, so that every sequence has
+    the same length and "longer" means nonzero digits where training had zeros (Xu et al.).
     """
 
     name: str
@@ -146,6 +153,10 @@ class Task:
     aliases: tuple[str, ...] = ()
     batch_answer: Callable[[np.ndarray], np.ndarray] | None = field(default=None, compare=False)
     n_positions: int | None = None
+    facts: tuple[Fact, ...] = ()
+    split: Split | None = None
+    modulus: int | None = None
+    fixed_width: int | None = None
 
     @property
     def training_bin(self) -> int:
@@ -267,13 +278,16 @@ def task(
     no_program: dict[str, str] | None = None,
     description: str = "",
     batch: Callable[[np.ndarray], np.ndarray] | None = None,
+    facts: Sequence[Fact] = (),
+    modulus: int | None = None,
     replace: bool = False,
 ) -> Callable:
     """Decorator: register a task whose reference is the decorated function.
 
     The function maps an input (a tuple of symbols) to the answer tokens (seq2seq), the tuple of
     legal-next sets (next-set) or the verdict (accept); ``sampler(length, rng)`` draws an input;
-    ``batch`` is an optional vectorised reference (see :class:`Task`).
+    ``batch`` is an optional vectorised reference, ``facts`` published results and ``modulus`` the
+    modulus of a modular answer (see :class:`Task`).
 
     >>> @task("demo_reverse", symbols=("a", "b"), replace=True,
     ...       sampler=lambda n, rng: tuple(rng.choice(["a", "b"], size=n)))
@@ -291,6 +305,7 @@ def task(
             programs=dict(programs or {}), no_program=dict(no_program or {}),
             description=description or (reference.__doc__ or "").strip().split("\n")[0],
             reference=f"{reference.__module__}.{reference.__qualname__}", batch_answer=batch,
+            facts=tuple(facts), modulus=modulus,
         ), replace=replace)
         return reference
     return wrap

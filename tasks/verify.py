@@ -12,6 +12,7 @@ returned with the program's trace on that input.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass
 from typing import Sequence
@@ -23,10 +24,14 @@ from crasp.checker import CheckedProgram, check
 from crasp.interpreter import RunResult, run_in_chunks
 from crasp.trace import Trace, trace
 
+from .coverage import Exercise, derived_inputs, exercise, largest_constant, probe_program, probes
 from .registry import Example, Format, Task, TaskError
 
 EXHAUSTIVE_BUDGET = 20_000  # inputs enumerated by default
 BIN_SAMPLES = 10  # inputs drawn from each published bin, as the published generator draws them
+DERIVED = 200  # inputs read off the program by default
+MARGIN = 64  # how far past twice its largest constant the derived inputs reach
+REACH_CAP = 4000  # the longest derived input
 
 
 @dataclass(frozen=True)
@@ -38,7 +43,7 @@ class Counterexample:
     position: int
     expected: object
     got: object
-    trace: Trace
+    trace: Trace | None
 
     def describe(self) -> str:
         tokens = " ".join(self.example.tokens)
@@ -61,6 +66,22 @@ class Report:
     offsets: tuple[int, ...]
     checks: int
     counterexample: Counterexample | None
+    derived_inputs: int = 0
+    reach: int = 0
+    largest_constant: int = 0
+    exercised: tuple[Exercise, ...] = ()
+    longest_possible: int = 10**9
+
+    @property
+    def unexercised(self) -> tuple[Exercise, ...]:
+        """The comparisons the inputs never took to both sides of their threshold."""
+        return tuple(e for e in self.exercised if not e.both_sides)
+
+    @property
+    def reaches_constants(self) -> bool:
+        """Whether the inputs went past twice the program's largest constant (or, for a task of
+        bounded length, to its longest input)."""
+        return self.reach >= min(2 * self.largest_constant, self.longest_possible)
 
     @property
     def ok(self) -> bool:
@@ -74,9 +95,20 @@ class Report:
             f"{verdict} {self.task} with {self.program}\n"
             f"  exhaustive: {self.exhaustive_inputs} inputs up to length {self.exhaustive_length} {over}\n"
             f"  sampled:    {self.sampled_inputs} inputs up to length {self.max_sampled_length}\n"
+            f"  derived:    {self.derived_inputs} inputs read off the program, up to length {self.reach} "
+            f"(largest constant {self.largest_constant})\n"
+            f"  exercised:  {self.coverage_text()}\n"
             f"  offsets:    {', '.join(map(str, self.offsets))}\n"
             f"  checked:    {self.checks} (input, offset, position) targets"
         )
+
+
+    def coverage_text(self) -> str:
+        if not self.exercised:
+            return "the program compares nothing"
+        if not self.unexercised:
+            return f"all {len(self.exercised)} comparisons, on both sides of their thresholds"
+        return "not " + "; ".join(e.describe() for e in self.unexercised)
 
 
 def _show(value) -> str:
@@ -164,8 +196,19 @@ def verify(
     random_offsets: int = 2,
     seed: int = 0,
     exhaustive_budget: int = EXHAUSTIVE_BUDGET,
+    derived: int = DERIVED,
+    reach_cap: int = REACH_CAP,
 ) -> Report:
-    """Check ``program`` (default: the task's library program for ``variant``) against the reference."""
+    """Check ``program`` (default: the task's library program for ``variant``) against the reference.
+
+    Three input sets: every input up to ``exhaustive_length`` (default: as many as
+    ``exhaustive_budget`` allows), ``samples`` drawn from the task's own distribution up to
+    ``max_length``, and ``derived`` inputs read off the program (:mod:`tasks.coverage`): symbol
+    counts skewed at random, lengths up to twice the program's largest constant plus a margin
+    (at most ``reach_cap``), so that each comparison is seen on both sides of its threshold.
+    Every input runs at each offset modulo the program's period and at ``random_offsets`` random
+    ones. The report holds the shortest counterexample found, and which comparisons the inputs
+    exercised."""
     if program is None:
         program = task.program(variant)
         if program is None:
@@ -180,28 +223,67 @@ def verify(
 
     exhaustive = [task.example(x) for x in exhaustive_inputs(task, length, symbols)]
     sampled = _sampled(task, samples, max_length, rng)
+    constant = largest_constant(checked)
+    reach = min(max(max_length, 2 * constant + MARGIN), reach_cap, task.max_input_length())
+    from_program = _derived(task, derived, reach, rng) if derived else []
     period = checked.info.period
     offsets = tuple(range(period)) + tuple(
         int(v) for v in rng.integers(period, 10**6, size=random_offsets))
-    examples = exhaustive + sampled
-    checks = 0
+    examples = exhaustive + sampled + from_program
+    found = probes(checked)
+    checks, shortest, exercises = 0, None, {}
     for offset in offsets:
+        traced = offset == 0 and bool(found)
+        runner = probe_program(checked, found) if traced else checked
         inputs = [e.tokens for e in examples]
-        for indices, result in run_in_chunks(checked, inputs, offset=offset, alphabet=task.alphabet):
+        for indices, result in run_in_chunks(runner, inputs, offset=offset, alphabet=task.alphabet, trace=traced):
+            if traced:
+                _record_probes(found, result, [examples[i] for i in indices], exercises)
             for row, index in enumerate(indices):
                 example = examples[index]
+                if shortest is not None and len(example.tokens) >= len(shortest.example.tokens):
+                    continue
                 got = predictions(task, result, row, example)
                 for position, want, have in zip(example.checked, example.targets, got):
                     checks += 1
                     if want != have:
-                        return _report(task, checked, length, symbols, exhaustive, sampled, offsets,
-                                       checks, Counterexample(example, offset, position, want, have,
-                                                              trace(checked, example.tokens, offset=offset,
-                                                                    alphabet=task.alphabet)))
-    return _report(task, checked, length, symbols, exhaustive, sampled, offsets, checks, None)
+                        shortest = Counterexample(example, offset, position, want, have, None)
+                        break
+    if shortest is not None:
+        shortest = dataclasses.replace(shortest, trace=trace(checked, shortest.example.tokens, offset=shortest.offset,
+                                                             alphabet=task.alphabet))
+    exercised = tuple(exercise(p, np.concatenate(exercises[p.name]) if exercises.get(p.name) else np.zeros(0, np.int64))
+                      for p in found)
+    return _report(task, checked, length, symbols, exhaustive, sampled, offsets, checks, shortest,
+                   from_program, constant, exercised)
 
 
-def _report(task, checked, length, symbols, exhaustive, sampled, offsets, checks, counterexample) -> Report:
+def _derived(task: Task, count: int, reach: int, rng: np.random.Generator) -> list[Example]:
+    """``count`` inputs read off the program: skewed symbol counts at lengths spread up to ``reach``;
+    where such strings are outside the task's domain, the task's own inputs of those lengths."""
+    low = max(task.min_length - len(task.prefix) + 1, 1)
+    lengths = [int(v) for v in np.linspace(low, max(reach, low), num=count).round()]
+    found = []
+    for length, x in zip(lengths, derived_inputs(task.symbols, lengths, rng)):
+        if task.valid(x) and task.measure is None:
+            found.append(task.example(x))
+        else:
+            measured = min(max(task.min_length, length), task.max_input_length())
+            found.append(task.sample(measured, rng))
+    return found
+
+
+def _record_probes(found, result: RunResult, examples: list[Example], into: dict) -> None:
+    for probe in found:
+        values = result.values[probe.name]
+        for row, example in enumerate(examples):
+            n = len(example.tokens)
+            at = values[row, :n] if probe.nested else values[row, list(example.checked)]
+            into.setdefault(probe.name, []).append(np.asarray(at))
+
+
+def _report(task, checked, length, symbols, exhaustive, sampled, offsets, checks, counterexample,
+            from_program=(), constant=0, exercised=()) -> Report:
     return Report(
         task=task.name,
         program=checked.program.source,
@@ -213,6 +295,11 @@ def _report(task, checked, length, symbols, exhaustive, sampled, offsets, checks
         offsets=offsets,
         checks=checks,
         counterexample=counterexample,
+        derived_inputs=len(from_program),
+        reach=max((e.length for e in (*sampled, *from_program)), default=0),
+        largest_constant=constant,
+        exercised=exercised,
+        longest_possible=task.max_input_length(),
     )
 
 

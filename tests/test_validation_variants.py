@@ -91,7 +91,7 @@ def test_decoder_is_causal_and_encoder_bidirectional_with_relative_positions():
 def test_uniform_positions_need_a_fixed_leading_operand():
     assert leading_operand_width(registry.get("sabbaghi_multiplication")) == 3
     assert leading_operand_width(sabbaghi_tasks(width=6)[0]) == 6
-    with pytest.raises(ValidationError, match="fixed width"):
+    with pytest.raises(registry.TaskError, match="fixed width"):
         leading_operand_width(registry.get("majority"))
     with pytest.raises(ValidationError, match="uniform positions"):
         GPT(ModelConfig(1, 1, 8), vocab_size=5, n_positions=1, variant="upe4")

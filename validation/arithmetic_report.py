@@ -332,7 +332,7 @@ def _reasoning(results: Sequence[Validation]) -> list[str]:
             continue
         seen.add(key)
         what = POSITIONS[Variant.parse(result.variant).positions] if relative else "absolute positions"
-        verdict = relative or predict(result.plan.task, quick=True).ape
+        verdict = relative or predict(result.plan.task, schemes=["ape"], quick=True, synthesis=False).ape
         shown = [line for k, line in enumerate(verdict.evidence) if k == 0 or "fewer digits" in line]
         lines.append(f"- **{result.task}** ({what}): {verdict.verdict.value} [{verdict.basis}]. {'; '.join(shown)}")
     if any(Variant.parse(r.variant).positions in ("sin", "abs", "abc") for r in results):

@@ -108,42 +108,47 @@ OUTSIDE_THEORY = {"rpe": "relative positions", "upe": "uniform positions", "sin"
 arithmetic tasks relative and uniform positions get the alignment check instead."""
 
 
+SCHEME_OF = {"ape": "ape", "nope": "nope", "rpe": "relative", "upe": "uniform"}
+"""The prediction engine's scheme for each kind of positions the harness trains."""
+
+
+def scheme_of(variant: str) -> str | None:
+    """The positional scheme of ``variant`` that :func:`tasks.predict.predict` speaks to (None for
+    Duan et al.'s encoder-decoder variants, which the theory does not describe)."""
+    return SCHEME_OF.get(Variant.parse(variant).positions)
+
+
 def relative_verdict(task, variant: str):
-    """For relative (``rpe``) or uniform (``upe``) positions on an arithmetic task, the verdict of
-    :func:`tasks.alignment.relative_alignment` (a ``ClassVerdict``); None for anything else.
+    """For relative (``rpe``) or uniform (``upe``) positions on an operand format, the engine's
+    verdict for that scheme (a ``ClassVerdict``); None for anything else.
 
     >>> from tasks import registry
     >>> relative_verdict(registry.get("sabbaghi_multiplication"), "upe").verdict.value
     'generalizes'
     """
-    from tasks.alignment import relative_alignment
+    from tasks.evidence.alignment import applies
+    from tasks.predict import predict
 
-    from .train import leading_operand_width
-
-    positions = Variant.parse(variant).positions
-    if positions not in ("rpe", "upe") or task.family != "arithmetic":
+    scheme = scheme_of(variant)
+    if scheme not in ("relative", "uniform") or not applies(task):
         return None
-    return relative_alignment(task, leading_operand_width(task) if positions == "upe" else 0).verdict()
+    return predict(task, schemes=[scheme], quick=True, synthesis=False).verdict(scheme)
 
 
 def _prediction(task, variant: str, cache: dict) -> tuple[str, str]:
-    """The toolkit's verdict for the task as trained (``cache``: keyed by task and lengths, since
-    presets may train one task on different lengths)."""
+    """The toolkit's verdict for the task as trained (``cache``: keyed by task, lengths and scheme,
+    since presets may train one task on different lengths)."""
+    from tasks.evidence.alignment import applies
     from tasks.predict import predict
 
+    scheme = scheme_of(variant)
     positions = Variant.parse(variant).positions
-    trained = (task.name, task.train_range, task.bins)
-    if (trained, positions) not in cache:
-        cache[(trained, positions)] = relative_verdict(task, variant)
-    relative = cache[(trained, positions)]
-    if relative is not None:
-        return relative.verdict.value, relative.basis
-    outside = OUTSIDE_THEORY.get(positions)
-    if outside:
-        return "undetermined", f"{outside}: outside the theory (APE and NoPE)"
-    if trained not in cache:
-        cache[trained] = predict(task, quick=True)
-    verdict = cache[trained].verdict("nope" if variant == "nope" else "ape")
+    if scheme is None or (scheme in ("relative", "uniform") and not applies(task)):
+        return "undetermined", f"{OUTSIDE_THEORY[positions]}: outside the theory (APE and NoPE)"
+    key = (task.name, task.train_range, task.bins, scheme)
+    if key not in cache:
+        cache[key] = predict(task, schemes=[scheme], quick=True, synthesis=False).verdict(scheme)
+    verdict = cache[key]
     return verdict.verdict.value, verdict.basis
 
 

@@ -30,6 +30,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.func import functional_call, stack_module_state, vmap
 
+from tasks.alignment import leading_operand_width
 from tasks.registry import Format, Task
 
 from .config import ModelConfig, TrainConfig, ValidationError, Variant
@@ -102,26 +103,6 @@ def _check_architecture(task: Task, model: ModelConfig) -> None:
     if model.encoder and not aligned:
         raise ValidationError(f"model {model.label}: an encoder sees every position, so on {task.format.value} "
                               f"task {task.name!r} it would read the tokens it must predict; use a decoder")
-
-
-def leading_operand_width(task: Task) -> int:
-    """The number of input tokens before the first operator (``+``, ``*``), the same in every
-    example: the digits that uniform positions give one vector each (Sabbaghi et al.'s multiplier).
-
-    >>> from tasks import registry
-    >>> leading_operand_width(registry.get("sabbaghi_multiplication"))
-    3
-    """
-    rng = np.random.default_rng(0)
-    widths = set()
-    for low, high in (task.train_range, *task.bins):
-        for example in task.sample_bin(low, high, 5, rng):
-            tokens = example.tokens[len(task.prefix):]
-            widths.add(next((k for k, t in enumerate(tokens) if t in ("+", "*")), None))
-    if len(widths) != 1 or None in widths or 0 in widths:
-        raise ValidationError(f"task {task.name!r}: uniform positions need a leading operand of one fixed width "
-                              f"before '+' or '*' (found widths {sorted(widths, key=str)})")
-    return widths.pop()
 
 
 def build_model(encoding: Encoding, variant: Variant, config: ModelConfig, uniform: int = 0) -> nn.Module:

@@ -1,0 +1,102 @@
+"""Evidence from communication complexity (Huang et al. 2025, Theorem 12).
+
+Every C-RASP[periodic, local] program, and every Limit Transformer with PERIODIC and LOCAL, needs
+only O(log N) bits of one-way communication between the two halves of its input. R(N), the
+number of distinct rows of the task's communication matrix, growing faster than every polynomial
+*for all N* puts the task outside the class, for APE and so for NoPE. What can be computed is R(N)
+for the N that can be enumerated, and lower bounds for larger N from samples: an exponential
+trend there is ``extrapolated`` (a copy of the first 8 symbols grows like 2^N up to N = 8, then
+stops), and the finding says so. The trend must also hold on the sampled larger N: where sampled
+Alice strings start sharing rows, the growth has stopped and nothing is claimed. Constant or
+polynomial R(N) proves nothing (parity and every regular language have constant R).
+
+No lower-bound argument for every N (a fooling set built for each N) is automated: a task that
+has one can state it as a published fact.
+"""
+
+from __future__ import annotations
+
+from ..communication import Analysis, CommunicationError, analyse
+from ..findings import Budget, Finding, Strength, Verdict, silent
+from ..registry import Format, Task
+from .context import Context
+
+SOURCE = "communication"
+THEOREM_12 = "Huang et al. 2025 (arXiv 2410.02140), Theorem 12"
+KEPT = 0.95
+"""The share of sampled Alice strings that must keep rows of their own for an exponential trend to
+count as continuing at a sampled N."""
+
+
+def analysis(task: Task, budget: Budget, context: Context) -> Analysis | None:
+    """The communication matrix of a causal task (once per prediction; None for aligned tasks)."""
+    if task.format is Format.ALIGNED:
+        return None
+
+    def compute() -> Analysis:
+        context.say("enumerating the communication matrix")
+        samples = min(budget.comm_samples, 2048 if task.batch_answer is not None else 256)
+        return analyse(task, max_pairs=budget.pairs, samples=samples,
+                       progress=lambda size: context.say(f"  R({size.n}) = {size.rows}"))
+    return context.once(("communication", budget), compute)
+
+
+def table_text(found: Analysis) -> str:
+    exact = ", ".join(f"R({s.n}) = {s.rows}" for s in found.exact[-4:])
+    return (f"communication matrix ({found.split.description}; symbols {{{', '.join(found.symbols)}}}): "
+            f"{exact}; {found.growth.kind}: {found.growth.statement}")
+
+
+def _continues(found: Analysis) -> tuple[bool, str]:
+    """Whether the sampled larger N keep the exponential trend: their lower bound stays at the
+    smaller of the fitted value and the number of Alice strings sampled."""
+    last = max(s.n for s in found.exact)
+    seen = []
+    for size in found.table:
+        if size.exact or size.n <= last:
+            continue
+        expected = min(size.alice, found.growth.base ** size.n)
+        if size.rows < KEPT * expected:
+            return False, (f"at N = {size.n} only {size.rows} of {size.alice} sampled Alice strings have rows of "
+                           f"their own where the trend predicts {min(size.alice, round(expected))}: the growth stops")
+        seen.append(f"N = {size.n}: {size.rows} rows from {size.alice} sampled strings")
+    return True, "; ".join(seen)
+
+
+def assess(task: Task, scheme: str, budget: Budget, context: Context | None = None) -> Finding:
+    context = context or Context()
+    if scheme not in ("ape", "nope"):
+        return silent(SOURCE, "Theorem 12 is about APE and NoPE transformers")
+    if task.format is Format.ALIGNED:
+        return silent(SOURCE, "the model predicts its outputs in parallel with bidirectional attention: Theorem 12 "
+                              "is about causal transformers")
+    try:
+        found = analysis(task, budget, context)
+    except CommunicationError as error:
+        return silent(SOURCE, f"no communication matrix: {error}")
+    if not found.applicable:
+        return silent(SOURCE, "; ".join(found.notes))
+    exact = found.exact
+    if found.growth.kind != "exponential":
+        return Finding(SOURCE, Verdict.UNDETERMINED, None,
+                       f"{table_text(found)}: not exponential, so Theorem 12 cannot settle it", found.notes,
+                       (THEOREM_12,))
+    if not found.total:
+        return Finding(SOURCE, Verdict.UNDETERMINED, None,
+                       f"{table_text(found)}: ⊥ entries make the count an upper bound only", found.notes, (THEOREM_12,))
+    continues, sampled = _continues(found)
+    if not continues:
+        return Finding(SOURCE, Verdict.UNDETERMINED, None, f"{table_text(found)}; but {sampled}", found.notes,
+                       (THEOREM_12,))
+    span = f"N = {exact[0].n}..{exact[-1].n}"
+    doubling = all(s.rows == len(found.symbols) ** (found.split.block * s.n) for s in exact)
+    trend = (f"R(N) = {len(found.symbols)}^{'N' if found.split.block == 1 else f'{found.split.block}N'} for {span}"
+             if doubling else f"R(N) ~ {found.growth.base}^N for {span}")
+    summary = f"{trend} (exact){'; sampled ' + sampled if sampled else ''}"
+    return Finding(SOURCE, Verdict.FAILS, Strength.EXTRAPOLATED, summary,
+                   (f"{table_text(found)}: more than the C log N bits Theorem 12 allows every C-RASP[periodic, local] "
+                    "program, if the trend goes on for every N (checked exactly for the N listed only)", *found.notes),
+                   (THEOREM_12,))
+
+
+__all__ = ["assess", "analysis", "table_text", "THEOREM_12"]

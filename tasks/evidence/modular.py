@@ -1,0 +1,158 @@
+"""Evidence from modular counting: a family of inputs on which the answer counts a symbol modulo k.
+
+PARITY is outside C-RASP[periodic, local] (Huang et al. 2025, the result behind their label of
+parity), and so is counting a symbol modulo any k > 1: positional predicates see where a position
+is, not how many of the earlier symbols are a's, and the paper's argument for PARITY applies to
+every modulus. For plain C-RASP it is also the algebraic fact that C-RASP holds only aperiodic
+regular languages (Huang et al. 2025, Lemma 38, as cited by Yang et al. 2026, Example 43).
+
+The family: strings over two symbols a and b of the task (every arrangement, every length, all of
+them valid inputs). If on all of it the answer is a function of (#a mod k, length mod m) that
+changes with #a mod k for some k > 1, a program for the task would count a's modulo k, so there is
+none, for APE and for NoPE. The family is checked exhaustively up to ``budget.family`` symbols and
+on random strings up to ``budget.family_length``; beyond that the finding assumes the pattern goes
+on, and says so (strength ``verified``, with those bounds).
+
+>>> import tasks
+>>> found = family(tasks.get("parity"), QUICK_BUDGET)
+>>> found.counted, found.modulus
+('1', 2)
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..findings import QUICK, Budget, Finding, Strength, Verdict, silent
+from ..registry import Format, Task
+from .context import Context
+
+SOURCE = "modular counting"
+PARITY = "Huang et al. 2025 (arXiv 2410.02140): PARITY is not in C-RASP[periodic, local]; its argument covers counting modulo any k > 1"
+APERIODIC = ("Huang et al. 2025, Lemma 38 (as cited by Yang et al. 2026, arXiv 2608.13433, Example 43): the regular "
+             "languages of plain C-RASP are aperiodic")
+MAX_MODULUS = 8
+MAX_SYMBOLS = 8
+QUICK_BUDGET = QUICK
+
+
+@dataclass(frozen=True)
+class Family:
+    """The answer on strings over {counted, filler} is a function of (#counted mod ``modulus``,
+    length mod ``length_period``), checked on ``exhaustive`` strings (all, up to
+    ``exhaustive_length``) and ``sampled`` random ones up to ``longest``."""
+
+    counted: str
+    filler: str
+    modulus: int
+    length_period: int
+    values: int
+    exhaustive: int
+    exhaustive_length: int
+    sampled: int
+    longest: int
+
+    def describe(self) -> str:
+        length = f" and the length mod {self.length_period}" if self.length_period > 1 else ""
+        return (f"on strings over {{{self.counted}, {self.filler}}} the answer is a function of the number of "
+                f"{self.counted!r} mod {self.modulus}{length}, with {self.values} different answers: counting modulo "
+                f"{self.modulus} (all {self.exhaustive:,} strings up to length {self.exhaustive_length} and "
+                f"{self.sampled:,} random ones up to length {self.longest})")
+
+
+def _key(task: Task, x: tuple[str, ...]):
+    answer = task.answer(x)
+    if task.format is Format.ACCEPT:
+        return bool(answer)
+    if task.format is Format.NEXT_SET:
+        return tuple(answer)[-1] if len(tuple(answer)) else None
+    return tuple(answer)
+
+
+def _observe(task: Task, strings, counted: str) -> dict[tuple[int, int], set] | None:
+    """(#counted, length) -> the answers seen; None when a string is outside the domain."""
+    seen: dict[tuple[int, int], set] = {}
+    shortest = task.min_length - len(task.prefix) + 1
+    for x in strings:
+        if len(x) < shortest:
+            continue
+        if not task.valid(x):
+            return None
+        seen.setdefault((x.count(counted), len(x)), set()).add(_key(task, x))
+    return seen
+
+
+def _pattern(seen: dict[tuple[int, int], set], periods: int = 4) -> tuple[int, int, int] | None:
+    """The smallest (k, m) with the answer a function of (count mod k, length mod m) that depends
+    on count mod k (k > 1), seen over at least ``periods`` periods of k; with the number of
+    answers. None if there is none."""
+    if any(len(answers) > 1 for answers in seen.values()):
+        return None
+    table = {key: next(iter(answers)) for key, answers in seen.items()}
+    counts = max(c for c, _ in table)
+    for k, m in sorted(itertools.product(range(2, MAX_MODULUS + 1), range(1, MAX_MODULUS + 1)),
+                       key=lambda pair: (pair[0] * pair[1], pair)):
+        if counts < periods * k:
+            continue
+        function: dict[tuple[int, int], object] = {}
+        if all(function.setdefault((c % k, n % m), answer) == answer for (c, n), answer in table.items()):
+            depends = any(len({function.get((r, s)) for r in range(k) if (r, s) in function}) > 1 for s in range(m))
+            if depends:
+                return k, m, len(set(function.values()))
+    return None
+
+
+def family(task: Task, budget: Budget, seed: int = 0) -> Family | None:
+    """The pair of symbols on whose strings the answer counts modulo k > 1, the simplest such
+    (no dependence on the length where possible, then the smallest k); None if there is none."""
+    if task.format is Format.ALIGNED or not 2 <= len(task.symbols) <= MAX_SYMBOLS:
+        return None
+    rng = np.random.default_rng(seed)
+    short = min(8, budget.family)
+    families: list[Family] = []
+    for counted, filler in itertools.permutations(task.symbols, 2):
+        pair = (counted, filler)
+        quick = [x for n in range(short + 1) for x in itertools.product(pair, repeat=n)]
+        try:
+            seen = _observe(task, quick, counted)
+        except Exception:  # noqa: BLE001 - the reference was checked on its own inputs; skip this family
+            continue
+        if seen is None or _pattern(seen, periods=2) is None:
+            continue
+        exhaustive = [x for n in range(short + 1, budget.family + 1) for x in itertools.product(pair, repeat=n)]
+        lengths = np.linspace(budget.family + 1, max(budget.family + 1, budget.family_length), num=40).round()
+        sampled = [tuple(rng.choice(pair, size=int(n), p=[q, 1 - q])) for n in lengths
+                   for q in (0.2, 0.5, 0.8)]
+        try:
+            more = _observe(task, exhaustive + sampled, counted)
+        except Exception:  # noqa: BLE001
+            continue
+        if more is None:
+            continue
+        for key, answers in more.items():
+            seen.setdefault(key, set()).update(answers)
+        found = _pattern(seen)
+        if found is not None:
+            k, m, values = found
+            families.append(Family(counted, filler, k, m, values, len(quick) + len(exhaustive), budget.family,
+                                   len(sampled), int(lengths[-1])))
+    return min(families, key=lambda f: (f.length_period, f.modulus), default=None)
+
+
+def assess(task: Task, scheme: str, budget: Budget, context: Context | None = None) -> Finding:
+    context = context or Context()
+    if scheme not in ("ape", "nope"):
+        return silent(SOURCE, "the PARITY result is about APE and NoPE transformers")
+    found = context.once(("modular", budget), lambda: family(task, budget, context.seed))
+    if found is None:
+        return silent(SOURCE, "no pair of symbols on whose strings the answer counts modulo k > 1")
+    return Finding(SOURCE, Verdict.FAILS, Strength.VERIFIED, found.describe(),
+                   ("a program for the task would count a symbol modulo "
+                    f"{found.modulus} on these strings, which no C-RASP[periodic, local] program does",),
+                   (PARITY, *([APERIODIC] if scheme == "nope" else [])))
+
+
+__all__ = ["assess", "family", "Family"]

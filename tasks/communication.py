@@ -288,13 +288,14 @@ def count_rows(task: Task, n: int, *, split: Split | None = None, alice: np.ndar
 
 
 def sampled_rows(task: Task, n: int, *, samples: int, rng: np.random.Generator,
-                 split: Split | None = None) -> tuple[int, bool, int, int]:
+                 split: Split | None = None, bob_samples: int | None = None) -> tuple[int, bool, int, int]:
     """A lower bound on R(N): distinct rows among ``samples`` random Alice strings restricted to
-    ``samples`` random Bob columns. Returns (rows, total, Alice strings, Bob strings)."""
+    ``bob_samples`` (default ``samples``) random Bob columns. Returns (rows, total, Alice strings,
+    Bob strings)."""
     split = split or default_split(task)
     symbols = len(split.symbols(task))
     alice = np.unique(rng.integers(0, symbols, size=(samples, split.block * n)), axis=0)
-    bob = np.unique(rng.integers(0, symbols, size=(samples, split.block * n)), axis=0)
+    bob = np.unique(rng.integers(0, symbols, size=(bob_samples or samples, split.block * n)), axis=0)
     rows, total = count_rows(task, n, split=split, alice=alice, bob=bob)
     return rows, total, len(alice), len(bob)
 
@@ -421,11 +422,12 @@ def classify(ns: Sequence[int], rows: Sequence[int]) -> Growth:
 
 
 def analyse(task: Task, *, split: Split | None = None, max_pairs: int | None = None, sampled: int = 3,
-            samples: int = 256, seed: int = 0, max_n: int = 32,
+            samples: int = 256, seed: int = 0, max_n: int = 32, bob_samples: int | None = None,
             progress: Callable[[Size], None] | None = None) -> Analysis:
     """R(N) for N = 1, 2, ... exactly while the pairs of strings number at most ``max_pairs``
     (default 2^20 with a vectorised reference, 2^16 without), then lower bounds at ``sampled``
-    larger N, doubling each time, from ``samples`` random strings per side; the growth of the
+    larger N, doubling each time, from ``samples`` random Alice strings and ``bob_samples`` (default
+    ``samples``) random Bob strings; the growth of the
     exact values; and whether Theorem 12 speaks to the task at all (a task whose inputs have
     bounded length, e.g. distinct symbols or a fixed width, has bounded R: nothing is computed)."""
     split = split or default_split(task)
@@ -464,7 +466,7 @@ def analyse(task: Task, *, split: Split | None = None, max_pairs: int | None = N
         if n > max_n:
             break
         started = time.perf_counter()
-        rows, total, a, b = sampled_rows(task, n, samples=samples, rng=rng, split=split)
+        rows, total, a, b = sampled_rows(task, n, samples=samples, rng=rng, split=split, bob_samples=bob_samples)
         record(Size(n, rows, False, a, b, time.perf_counter() - started), total)
     exact = [s for s in table if s.exact]
     empty = [s.n for s in exact if s.rows == 0]

@@ -136,7 +136,11 @@ def combine(findings: Iterable[Finding]) -> ClassVerdict:
     lines = tuple(line for f in findings if f.applies for line in f.lines())
     references = tuple(dict.fromkeys(r for f in findings if f.applies for r in f.references))
     if not decisive:
-        missing = [f.summary for f in findings if f.applies] or ["no source of evidence applies"]
+        if not any(f.applies for f in findings):
+            lines = tuple(f"[{f.source}: does not apply] {f.summary}" for f in findings)
+        missing = [f.summary for f in findings if f.applies] or [
+            "no source of evidence applies: " + "; ".join(dict.fromkeys(f.summary for f in findings if
+                                                                          "outside" in f.summary or "uniform" in f.summary))]
         return ClassVerdict(Verdict.UNDETERMINED, "none", lines, references, None,
                             f"UNDETERMINED ({'; '.join(m for m in missing if m.startswith('missing')) or missing[0]})",
                             findings)

@@ -120,7 +120,9 @@ class Task:
     :class:`~tasks.findings.Fact` per scheme: claim, statement, citation), which the prediction
     weighs like any other evidence; ``modulus`` is the modulus of a modular-arithmetic answer;
     ``split``, where set, is how the communication checker cuts an input between Alice and Bob
-    (default: the first N symbols and the next N); ``fixed_width``, where set, pads every operand to that many digits, so that every sequence has
+    (default: the first N symbols and the next N); ``automaton``, where set, is the exact minimal
+    automaton (a :class:`tasks.regular.Dfa`) of an accept task that is a regular language;
+    ``fixed_width``, where set, pads every operand to that many digits, so that every sequence has
     the same length and "longer" means nonzero digits where training had zeros (Xu et al.).
     """
 
@@ -155,6 +157,7 @@ class Task:
     n_positions: int | None = None
     facts: tuple[Fact, ...] = ()
     split: Split | None = None
+    automaton: object | None = field(default=None, compare=False)
     modulus: int | None = None
     fixed_width: int | None = None
 

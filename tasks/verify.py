@@ -267,9 +267,9 @@ def _derived(task: Task, count: int, reach: int, rng: np.random.Generator) -> li
     for length, x in zip(lengths, derived_inputs(task.symbols, lengths, rng)):
         if task.valid(x) and task.measure is None:
             found.append(task.example(x))
-        else:
-            measured = min(max(task.min_length, length), task.max_input_length())
-            found.append(task.sample(measured, rng))
+        else:  # the task's own inputs near that length, drawn as its published code draws lengths
+            high = min(max(task.min_length, length), task.max_input_length())
+            found.append(task.sample(task.draw_length(max(task.min_length, high - 6), high, rng), rng))
     return found
 
 

@@ -1,5 +1,7 @@
-"""predict(): verdicts with evidence, against the paper's labels, for new tasks and on the command line."""
+"""predict(): one engine of findings, against the paper's labels, the combiner's rules, the
+strengths, the arithmetic tasks and the command line."""
 
+import dataclasses
 import io
 import json
 import sys
@@ -10,10 +12,11 @@ import pytest
 import tasks
 from crasp.cli import main
 from crasp.parser import parse
-from tasks import predict as engine
 from tasks import registry
 from tasks.arithmetic import MODULI
-from tasks.predict import Verdict, predict
+from tasks.evidence import truncation as truncation_evidence
+from tasks.findings import QUICK, Budget, Fact, Finding, Strength, TaskError
+from tasks.predict import Verdict, combine, predict
 
 PAPER_TASKS = [t.name for t in tasks.all_tasks() if t.family in ("algorithmic", "formal")]
 ARITHMETIC = [t.name for t in tasks.all_tasks() if t.family == "arithmetic"]
@@ -24,6 +27,10 @@ def crasp(*argv):
     return main(list(argv), out, err), out.getvalue(), err.getvalue()
 
 
+def quick(task, **options):
+    return predict(task, budget=QUICK, synthesis=False, **options)
+
+
 def test_the_suite_is_the_paper_plus_copy_every_kth():
     assert len(PAPER_TASKS) == 8 + 6 + 17
     assert all(tasks.get(n).labels.ape is not None for n in PAPER_TASKS)
@@ -31,58 +38,98 @@ def test_the_suite_is_the_paper_plus_copy_every_kth():
 
 @pytest.mark.parametrize("name", PAPER_TASKS)
 def test_predictions_agree_with_the_paper(name):
-    prediction = predict(tasks.get(name), quick=True)
-    assert prediction.agrees, (prediction.ape, prediction.nope)
+    prediction = quick(tasks.get(name))
+    assert prediction.agrees, (prediction.ape.headline, prediction.nope.headline)
     for verdict in (prediction.ape, prediction.nope):
-        assert verdict.evidence and verdict.references
+        assert verdict.evidence and verdict.references and verdict.strength is not None
+        assert verdict.headline.startswith(verdict.verdict.value.upper() + f" ({verdict.strength.value}: ")
         # Every positive verdict rests on a program that passed verification here.
         if verdict.verdict is Verdict.GENERALIZES:
-            assert verdict.basis == "program" and "verified on" in verdict.evidence[0]
+            assert verdict.basis == "program" and "program checked on all" in verdict.headline
 
 
-def test_copying_and_addition_fail_by_computation_not_by_table():
+def test_copying_and_addition_fail_by_computation_and_only_as_a_trend():
     for name in ("repeat_copy", "addition"):
-        prediction = predict(tasks.get(name), quick=True)
+        prediction = quick(tasks.get(name))
         assert prediction.ape.basis == prediction.nope.basis == "communication"
-        assert "exponential" in prediction.ape.evidence[0] and "Theorem 12" in prediction.ape.references[0]
+        assert prediction.ape.strength is Strength.EXTRAPOLATED  # an exponential fit over small N is no proof
+        assert "(exact)" in prediction.ape.headline and "Theorem 12" in " ".join(prediction.ape.references)
 
 
-def test_without_documented_results_the_open_cases_are_undetermined(monkeypatch):
-    monkeypatch.setattr(engine, "DOCUMENTED", {})
-    for name in ("parity", "tomita_5", "012_star_0_2_star"):
-        prediction = predict(tasks.get(name), quick=True)
-        assert prediction.ape.verdict is prediction.nope.verdict is Verdict.UNDETERMINED
-        assert any(line.startswith("missing: a verified") for line in prediction.ape.evidence)
-        assert any("proves nothing" in line for line in prediction.ape.evidence)
+def test_facts_are_fields_of_the_task_and_weighed_like_other_findings():
+    parity = tasks.get("parity")
+    assert [f.scheme for f in parity.facts] == ["ape"]
+    bare = dataclasses.replace(parity, facts=())
+    # Without the published fact, parity still fails: its answer counts 1s modulo 2.
+    prediction = quick(bare)
+    assert prediction.ape.verdict is Verdict.FAILS and prediction.ape.basis == "modular counting"
+    for name in ("tomita_5", "012_star_0_2_star"):
+        found = quick(dataclasses.replace(tasks.get(name), facts=()))
+        expected = Verdict.FAILS if name == "tomita_5" else Verdict.UNDETERMINED  # 012*02* counts nothing
+        assert found.ape.verdict is expected, found.ape.headline
+    undetermined = quick(dataclasses.replace(tasks.get("012_star_0_2_star"), facts=()))
+    assert "missing: a verified C-RASP[periodic, local] program" in undetermined.ape.headline
+    assert any("not exponential" in line for line in undetermined.ape.evidence)
 
 
-def test_a_program_and_a_negative_result_in_conflict_are_reported(monkeypatch):
-    monkeypatch.setitem(engine.DOCUMENTED, ("bin_majority", "ape"), "a made-up negative result")
-    prediction = predict(tasks.get("bin_majority"), quick=True)
+def test_a_user_task_gets_the_same_treatment_as_a_suite_task():
+    """The same reference and facts under another name and family: the same verdicts."""
+    suite = tasks.get("tomita_4")
+    mine = dataclasses.replace(suite, name="my_tomita_4", family="user", aliases=())
+    a, b = quick(suite), quick(mine)
+    assert [(v.verdict, v.strength, v.basis) for v in a.schemes.values()] == \
+           [(v.verdict, v.strength, v.basis) for v in b.schemes.values()]
+
+
+def test_a_verified_program_and_a_proof_in_conflict_leave_it_undetermined():
+    task = tasks.get("bin_majority")
+    made_up = Fact("ape", False, "a made-up negative result", "nobody", Strength.PROOF)
+    prediction = quick(dataclasses.replace(task, facts=(made_up,)))
     assert prediction.ape.verdict is Verdict.UNDETERMINED and prediction.ape.basis == "conflict"
+    assert "conflict" in prediction.ape.headline and prediction.ape.conflicts
+
+
+def test_the_combiner_ranks_strengths_and_shows_every_conflict():
+    program = Finding("program", Verdict.GENERALIZES, Strength.VERIFIED, "program checked")
+    trend = Finding("communication", Verdict.FAILS, Strength.EXTRAPOLATED, "R(N) = 2^N for N <= 8")
+    proof = Finding("published", Verdict.FAILS, Strength.PROOF, "a theorem")
+    silent = Finding("modular counting", Verdict.UNDETERMINED, None, "nothing", applies=False)
+    verdict = combine([program, trend, silent])
+    assert verdict.verdict is Verdict.GENERALIZES and verdict.strength is Strength.VERIFIED
+    assert verdict.conflicts == ("communication (extrapolated) says does not generalize: R(N) = 2^N for N <= 8",)
+    assert "conflicting, weaker" in verdict.headline
+    assert combine([trend]).verdict is Verdict.FAILS and combine([trend]).strength is Strength.EXTRAPOLATED
+    assert combine([program, proof]).verdict is Verdict.UNDETERMINED
+    assert combine([proof, trend]).strength is Strength.PROOF
+    assert combine([silent]).verdict is Verdict.UNDETERMINED and combine([]).basis == "none"
 
 
 @pytest.mark.parametrize("name", ARITHMETIC)
 def test_every_arithmetic_task_gets_a_justified_verdict(name):
-    prediction = predict(tasks.get(name), quick=True)
-    for verdict in (prediction.ape, prediction.nope):
-        assert verdict.evidence and verdict.references
+    prediction = quick(tasks.get(name))
+    for verdict in prediction.schemes.values():
+        assert verdict.evidence
         if verdict.verdict is Verdict.UNDETERMINED:
-            assert any(line.startswith("missing:") for line in verdict.evidence)
+            assert "missing" in verdict.headline or "no relative alignment" in verdict.headline \
+                or "outside the theory" in verdict.headline or "leading operand" in verdict.headline
 
 
 def test_arithmetic_verdicts():
-    mod100, mod101 = (predict(tasks.get(n), quick=True) for n in ("xu_mod100_addition", "xu_mod101_addition"))
-    assert mod100.ape.verdict is Verdict.GENERALIZES and "100 divides 10^2" in mod100.ape.evidence[0]
+    mod100, mod101 = (quick(tasks.get(n)) for n in ("xu_mod100_addition", "xu_mod101_addition"))
+    assert mod100.ape.verdict is Verdict.GENERALIZES and "100 divides 10^2" in mod100.ape.headline
     assert mod101.ape.verdict is mod101.nope.verdict is Verdict.FAILS and mod101.ape.basis == "truncation"
     # mod 150 on 4-digit training: a third of longer inputs keep their answer (Xu et al. report 33%).
-    share = float(predict(tasks.get("xu_mod150_addition"), quick=True).ape.evidence[0]
-                  .split("5-9 digits: ")[1].split("%")[0])
+    share = float(quick(tasks.get("xu_mod150_addition")).ape.headline.split("5-9 digits: ")[1].split("%")[0])
     assert 20 < share < 45
-    successor = predict(tasks.get("duan_successor"), quick=True)
+    successor = quick(tasks.get("duan_successor"))
     assert successor.ape.verdict is Verdict.FAILS and successor.ape.basis == "communication"
-    encoder = predict(tasks.get("sabbaghi_addition"), quick=True)
-    assert encoder.ape.verdict is Verdict.UNDETERMINED and "bidirectional" in encoder.ape.evidence[0]
+    encoder = quick(tasks.get("sabbaghi_addition"))
+    assert encoder.ape.verdict is Verdict.UNDETERMINED
+    assert any("bidirectional" in line for line in encoder.ape.evidence)
+    assert encoder.verdict("relative").verdict is Verdict.GENERALIZES
+    multiplication = quick(tasks.get("sabbaghi_multiplication"))
+    assert multiplication.verdict("relative").verdict is Verdict.UNDETERMINED
+    assert multiplication.verdict("uniform").verdict is Verdict.GENERALIZES
 
 
 @pytest.mark.parametrize("operation", ["addition", "multiplication"])
@@ -98,10 +145,10 @@ def test_fewer_digits_are_covered_exactly_when_the_answer_ignores_the_top_traine
                    for a in range(100) for b in range(100) for d in range(1, 10))
 
     for p in MODULI:
-        truncation = engine._truncation(trained_on(tasks.get(f"xu_mod{p}_{operation}"), 3), 150, 0)
-        assert [bins for bins, _ in truncation.below] == [(1, 2)]
-        assert truncation.covers_below == ignores_digit_3(p) == (100 % p == 0), p
-    plain = engine._truncation(trained_on(tasks.get(f"xu_{operation}"), 3), 150, 0)
+        found = truncation_evidence.truncation(trained_on(tasks.get(f"xu_mod{p}_{operation}"), 3), 150, 0)
+        assert [bins for bins, _ in found.below] == [(1, 2)]
+        assert found.covers_below == ignores_digit_3(p) == (100 % p == 0), p
+    plain = truncation_evidence.truncation(trained_on(tasks.get(f"xu_{operation}"), 3), 150, 0)
     assert not plain.covers_below and plain.below[0][1] < 0.05
 
 
@@ -109,11 +156,11 @@ def test_a_modulus_whose_answer_needs_the_top_trained_digit_is_undetermined_belo
     """Mod 200 on D_3: longer inputs keep their answer (200 divides 10^3), shorter ones are not covered."""
     from validation.protocol import trained_on
 
-    mod200 = predict(trained_on(tasks.get("xu_mod200_addition"), 3), quick=True).ape
+    mod200 = quick(trained_on(tasks.get("xu_mod200_addition"), 3)).ape
     assert mod200.verdict is Verdict.UNDETERMINED
-    assert mod200.evidence[1].startswith("missing: an argument for fewer digits")
-    on_d4 = predict(tasks.get("xu_mod200_addition"), quick=True).ape  # the registry's D_4: digit 4 is ignored
-    assert on_d4.verdict is Verdict.GENERALIZES and "1-3 digits: 100.0%" in on_d4.evidence[1]
+    assert "missing: an argument for fewer digits" in mod200.headline
+    on_d4 = quick(tasks.get("xu_mod200_addition")).ape  # the registry's D_4: digit 4 is ignored
+    assert on_d4.verdict is Verdict.GENERALIZES and any("1-3 digits: 100.0%" in line for line in on_d4.evidence)
 
 
 @pytest.fixture
@@ -122,64 +169,71 @@ def scratch_registry(monkeypatch):
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
 
 
-def test_a_new_task_given_only_as_a_python_function(scratch_registry):
-    @tasks.task("reverse_bits", symbols=("0", "1"), sampler=lambda n, rng: tuple(rng.choice(["0", "1"], size=n)))
-    def reverse(x):
-        return tuple(reversed(x))
-
-    prediction = predict(tasks.get("reverse_bits"), quick=True)
-    assert prediction.ape.verdict is prediction.nope.verdict is Verdict.FAILS
-    assert prediction.ape.basis == "communication" and prediction.agrees is None
-
+def test_a_given_program_decides_and_a_wrong_one_is_refuted(scratch_registry):
     @tasks.task("more_ones", symbols=("0", "1"), sampler=lambda n, rng: tuple(rng.choice(["0", "1"], size=n)))
     def more_ones(x):
         return ("1" if x.count("1") > x.count("0") else "0",)
 
-    undetermined = predict(tasks.get("more_ones"), quick=True)
-    assert undetermined.ape.verdict is Verdict.UNDETERMINED and "polynomial" in " ".join(undetermined.ape.evidence)
+    undetermined = quick(tasks.get("more_ones"))
+    assert undetermined.ape.verdict is Verdict.UNDETERMINED
+    assert any("not exponential" in line for line in undetermined.ape.evidence)
     program = parse('alphabet {"<bos>", "<eos>"}\nA = #"1" > #"0"\n'
                     'next "1" = "<sep>" && A\nnext "0" = "<sep>" && !A\nnext "<eos>" = !"<sep>"\n')
-    given = predict(tasks.get("more_ones"), programs=[program], quick=True)
-    assert given.ape.verdict is given.nope.verdict is Verdict.GENERALIZES
+    given = quick(tasks.get("more_ones"), programs=[program])
+    assert given.ape.verdict is given.nope.verdict is Verdict.GENERALIZES and not given.rejected
     wrong = parse('alphabet {"<bos>", "<eos>"}\nA = #"1" >= #"0"\n'
                   'next "1" = "<sep>" && A\nnext "0" = "<sep>" && !A\nnext "<eos>" = !"<sep>"\n')
-    rejected = predict(tasks.get("more_ones"), programs=[wrong], quick=True)
+    rejected = quick(tasks.get("more_ones"), programs=[wrong])
     assert rejected.ape.verdict is Verdict.UNDETERMINED
-    assert any("fails verification" in line for line in rejected.ape.evidence)
+    assert rejected.rejected and "shortest counterexample found (length 2)" in rejected.rejected[0]
 
 
-def test_broken_references_and_programs_are_reported(scratch_registry):
-    @tasks.task("broken_reference", symbols=("0", "1"), sampler=lambda n, rng: tuple(rng.choice(["0", "1"], size=n)))
-    def broken(x):
-        return (x[3],)  # fails on short inputs
+def test_broken_references_are_errors_naming_the_input(scratch_registry):
+    def register(name, reference, **options):
+        tasks.task(name, symbols=("0", "1"), sampler=lambda n, rng: tuple(rng.choice(["0", "1"], size=n)),
+                   **options)(reference)
+        return tasks.get(name)
 
-    with pytest.raises(tasks.TaskError, match="raised IndexError: tuple index out of range on input '0 0'"):
-        predict(tasks.get("broken_reference"), quick=True)
+    with pytest.raises(TaskError, match="raised IndexError: tuple index out of range on input '0'"):
+        quick(register("short_reference", lambda x: (x[3],)))
+    with pytest.raises(TaskError, match="returned None on input"):
+        quick(register("none_reference", lambda x: None))
+    with pytest.raises(TaskError, match="must be a bool"):
+        quick(register("accept_not_bool", lambda x: "yes", format="accept"))
+    with pytest.raises(TaskError, match="not among the task's outputs"):
+        quick(register("unknown_output", lambda x: ("T",)))
+    flips = iter(range(10**6))
+    with pytest.raises(TaskError, match="not deterministic"):
+        quick(register("random_reference", lambda x: next(flips) % 2 == 0, format="accept"))
     accept_program = parse('A = #"1" > 0')  # a verdict, but the task wants next tokens
-    prediction = predict(tasks.get("bin_majority"), programs=[accept_program], quick=True)
-    assert any(line.startswith("given program rejected") for line in prediction.ape.evidence)
+    prediction = quick(tasks.get("bin_majority"), programs=[accept_program])
+    assert prediction.rejected and prediction.rejected[0].startswith("given program rejected")
     assert prediction.ape.verdict is Verdict.GENERALIZES  # the library program still counts
 
 
+def test_budgets_parse_and_refuse_bad_settings():
+    assert Budget.parse("quick").samples == QUICK.samples
+    assert Budget.parse("samples=7,max_length=90").max_length == 90
+    for bad in ("samples", "colour=3", "samples=x", "samples=-1"):
+        with pytest.raises(TaskError, match="budget"):
+            Budget.parse(bad)
+    with pytest.raises(TaskError, match="unknown positional scheme"):
+        predict(tasks.get("parity"), schemes=["sinusoidal"])
+
+
 def test_predict_on_the_command_line(tmp_path, monkeypatch, scratch_registry):
-    status, out, _ = crasp("predict", "parity", "--quick")
-    assert status == 0 and "DOES NOT GENERALIZE" in out and "R(N)" in out and "agrees" in out
-    status, out, err = crasp("predict", "--all", "--family", "formal", "--quick")
+    status, out, _ = crasp("predict", "parity", "--quick", "--no-synthesis")
+    assert status == 0 and "DOES NOT GENERALIZE (proof:" in out and "R(N)" in out and "agrees" in out
+    status, out, err = crasp("predict", "--all", "--family", "formal", "--quick", "--no-synthesis")
     assert status == 0 and "17 of 17 predictions with published labels agree" in out and "[17/17]" in err
-    status, out, _ = crasp("predict", "d_4", "--quick", "--json")
+    status, out, _ = crasp("predict", "d_4", "--quick", "--json", "--no-synthesis")
     row = json.loads(out)
-    assert set(row["ape"]) == {"verdict", "basis", "evidence", "references"} and row["agrees_with_paper"]
-    assert "relative" not in row  # the alignment check is for arithmetic formats
-    status, out, _ = crasp("predict", "sabbaghi_multiplication", "--quick")
-    assert "Relative alignment, relative positions: UNDETERMINED" in out
-    assert "Relative alignment, uniform positions for the first 3 input tokens: GENERALIZES" in out
-    status, out, _ = crasp("predict", "sabbaghi_addition", "--quick", "--json")
-    assert json.loads(out)["relative"] == {"relative positions": {
-        "verdict": "generalizes", "basis": "relative alignment", "evidence": [
-            "shifting the operand(s) at positions 1-50 and 52-101 one digit moves every answer digit one position "
-            "left, as it moves their digits: output digit i reads them at the same relative offsets for every i "
-            "(checked on 48 inputs); carry cascades longer than in training are not covered"],
-        "references": ["Sabbaghi et al. 2024, Appendix E (relative positions and carry cascades)"]}}
+    assert {"verdict", "strength", "headline", "basis", "evidence", "references", "findings"} <= set(row["ape"])
+    assert row["agrees_with_paper"] and "relative" not in row  # relative positions: operand formats only
+    status, out, _ = crasp("predict", "sabbaghi_multiplication", "--quick", "--no-synthesis")
+    assert "relative positions: UNDETERMINED" in out and "uniform positions for the leading operand: GENERALIZES" in out
+    status, out, _ = crasp("predict", "sabbaghi_addition", "--quick", "--json", "--schemes", "relative")
+    assert set(json.loads(out)) >= {"relative"} and json.loads(out)["relative"]["verdict"] == "generalizes"
 
     (tmp_path / "my_predict_tasks.py").write_text(textwrap.dedent('''
         import tasks
@@ -189,12 +243,17 @@ def test_predict_on_the_command_line(tmp_path, monkeypatch, scratch_registry):
         def first_is_last(x):
             return x[0] == x[-1]
     '''))
+    (tmp_path / "wrong.cr").write_text('L = "a"\n')
     monkeypatch.chdir(tmp_path)
-    status, out, _ = crasp("predict", "my_predict_tasks:first_is_last", "--quick", "--json")
+    status, out, _ = crasp("predict", "my_predict_tasks:first_is_last", "--quick", "--json", "--no-synthesis")
     assert status == 0
     row = json.loads(out)
-    assert row["name"] == "first_is_last" and row["ape"]["verdict"] == "undetermined"
-    assert row["communication"]["growth"] == "constant"
+    assert row["name"] == "first_is_last" and row["communication"]["growth"] == "constant"
+    status, out, err = crasp("predict", "my_predict_tasks:first_is_last", "--quick", "--program", "wrong.cr",
+                             "--no-synthesis")
+    assert status == 1 and "shortest counterexample found (length 1): input (offset 0): <bos> b;" in err
+    status, out, _ = crasp("verify", "my_predict_tasks:first_is_last", "--program", "wrong.cr")
+    assert status == 1 and "FAIL" in out
     sys.modules.pop("my_predict_tasks", None)
 
 
@@ -204,3 +263,5 @@ def test_predict_errors():
     assert status == 1 and "--all" in err
     status, _, err = crasp("predict", "no_such_task")
     assert status == 1 and "no task named" in err
+    status, _, err = crasp("predict", "parity", "--budget", "nonsense")
+    assert status == 1 and "budget" in err

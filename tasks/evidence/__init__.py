@@ -16,10 +16,10 @@ budget, context) -> Finding`` (:mod:`tasks.findings`).
 
 from __future__ import annotations
 
-from . import alignment, communication, documented, modular, programs, truncation
+from . import alignment, communication, documented, modular, programs, regular, truncation
 from .context import Context
 
-SOURCES = (programs, modular, communication, truncation, documented, alignment)
+SOURCES = (programs, regular, modular, communication, truncation, documented, alignment)
 """In the order their findings are listed."""
 
 __all__ = ["SOURCES", "Context"]

@@ -35,8 +35,9 @@ def analysis(task: Task, budget: Budget, context: Context) -> Analysis | None:
 
     def compute() -> Analysis:
         context.say("enumerating the communication matrix")
-        samples = min(budget.comm_samples, 2048 if task.batch_answer is not None else 256)
-        return analyse(task, max_pairs=budget.pairs, samples=samples,
+        vectorised = task.batch_answer is not None
+        return analyse(task, max_pairs=budget.pairs, samples=budget.comm_samples,
+                       bob_samples=256 if vectorised else max(16, (1 << 16) // budget.comm_samples),
                        progress=lambda size: context.say(f"  R({size.n}) = {size.rows}"))
     return context.once(("communication", budget), compute)
 
@@ -49,16 +50,19 @@ def table_text(found: Analysis) -> str:
 
 def _continues(found: Analysis) -> tuple[bool, str]:
     """Whether the sampled larger N keep the exponential trend: their lower bound stays at the
-    smaller of the fitted value and the number of Alice strings sampled."""
-    last = max(s.n for s in found.exact)
+    smaller of the fitted value and the share of sampled Alice strings that had rows of their own
+    at the largest exact N (a task whose inputs are partly outside its domain shares one row among
+    those)."""
+    last = found.exact[-1]
+    share = last.rows / last.alice
     seen = []
     for size in found.table:
-        if size.exact or size.n <= last:
+        if size.exact or size.n <= last.n:
             continue
-        expected = min(size.alice, found.growth.base ** size.n)
+        expected = min(size.alice * share, found.growth.base ** size.n)
         if size.rows < KEPT * expected:
             return False, (f"at N = {size.n} only {size.rows} of {size.alice} sampled Alice strings have rows of "
-                           f"their own where the trend predicts {min(size.alice, round(expected))}: the growth stops")
+                           f"their own where the trend predicts {round(expected)}: the growth stops")
         seen.append(f"N = {size.n}: {size.rows} rows from {size.alice} sampled strings")
     return True, "; ".join(seen)
 

@@ -60,13 +60,20 @@ class Checked:
                 f"(length {bad.example.length}): " + bad.describe().replace("\n", "; "))
 
 
-def candidates(task: Task, context: Context) -> list[tuple[str, Program]]:
-    """The user's programs, then the task's library programs, each distinct program once."""
+def candidates(task: Task, budget: Budget, context: Context) -> list[tuple[str, Program]]:
+    """The user's programs, the task's library programs, then one built from the task's automaton
+    (:func:`tasks.evidence.regular.constructed`), each distinct program once."""
+    from . import regular
+
     found: list[tuple[str, Program]] = [(_named("given program", p), p) for p in context.programs]
     for variant in ("ape", "nope"):
         program = task.program(variant)
         if program is not None and all(program != p for _, p in found):
             found.append((_named(f"library {variant} program", program), program))
+    if not found:
+        built = regular.constructed(task, budget, context)
+        if built is not None:
+            found.append(("program built from the automaton", built))
     return found
 
 
@@ -91,7 +98,7 @@ def check_candidate(task: Task, origin: str, program: Program, budget: Budget, c
 
 def verified(task: Task, budget: Budget, context: Context) -> list[Checked]:
     """Every candidate, verified (the user's and the library's)."""
-    return [check_candidate(task, origin, p, budget, context) for origin, p in candidates(task, context)]
+    return [check_candidate(task, origin, p, budget, context) for origin, p in candidates(task, budget, context)]
 
 
 def _synthesized(task: Task, scheme: str, budget: Budget, context: Context) -> Checked | None:

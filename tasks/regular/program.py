@@ -1,0 +1,136 @@
+"""A plain C-RASP program for a C-RASP-definable regular language, built from the decider's
+certificate (this construction is ours; it follows the idea of the decision procedure but is not
+the paper's proof).
+
+The program reads ``<bos>`` followed by the word and accepts at the last token. At every position
+it computes which state the DFA was in *before* reading that position's token (``Prev_q``),
+strongly connected component by component, in topological order:
+
+* the run enters a component C once, at a position where the previous state lies in an earlier
+  component (known already) and the token leads into C, or at ``<bos>`` for the start's
+  component; a count of these entry positions tells, at every later position, that C was entered
+  and in which state e;
+* while the run stays in C, the potentials of the certificate identify the state: at round r an
+  edge's label is its letter and the round r-1 class of its source state, and the potential of
+  the current state minus that of e is the weighted sum of the counts of the labels since the
+  entry; a comparison of that count expression with a constant gives the round r class; after
+  the last round every class is one state. These "hypothetical" states are right until the run
+  first leaves C (after it, they are ignored);
+* the first position where the hypothetical state takes a transition out of C is the exit; a
+  count of such positions switches C off.
+
+Strict counts over the positions before the current one are a count minus the current position's
+term (``C - (w if P else 0)``). The result is checked against the DFA in the tests.
+
+>>> from tasks.regular.dfa import from_regex
+>>> from crasp.interpreter import accepts
+>>> program = program_for(from_regex("(ab|ba)*", "ab"))
+>>> [accepts(program, "<bos> " + " ".join(w)) for w in ("", "ab", "abba", "aab", "b")]
+[True, True, True, False, False]
+"""
+
+from __future__ import annotations
+
+from crasp import ast
+from crasp.builder import Expr, ProgramBuilder, any_of, count, sum_of, tok, where
+
+from ..registry import BOS
+from .decide import decide_nope, separate_component
+from .dfa import Dfa, minimize
+from .monoid import strongly_connected_components
+
+
+def _combined(potentials: list[dict[int, int]], states: list[int]) -> dict[int, int]:
+    """One potential that separates exactly the states the list separates (mixed radix)."""
+    if not potentials:
+        return {q: 0 for q in states}
+    bound = 1 + max(abs(v) for p in potentials for v in p.values())
+    radix = 2 * bound + 1
+    return {q: sum(p[q] * radix ** t for t, p in enumerate(potentials)) for q in states}
+
+
+def program_for(dfa: Dfa) -> ast.Program | None:
+    """A plain C-RASP program that accepts exactly the words of ``dfa``'s language, read at the last
+    position of ``<bos> w``; None when the language is not in C-RASP (end-of-sequence convention).
+
+    >>> from tasks.regular.dfa import from_regex
+    >>> program_for(from_regex("(a|b)*b", "ab")) is None
+    True
+    """
+    dfa = minimize(dfa)
+    if not decide_nope(dfa).member:
+        return None
+    table, symbols = dfa.table, dfa.symbols
+    components = list(reversed(strongly_connected_components([sorted(set(row)) for row in table])))
+    b = ProgramBuilder(source="<tasks.regular.program_for>")
+    b.alphabet([*symbols, BOS])
+    prev: dict[int, Expr] = {}
+    fresh = iter(range(10**9))
+
+    def let(stem: str, value) -> Expr:
+        return b.let(f"{stem}_{next(fresh)}", value)
+
+    for states in components:
+        inside = set(states)
+        tag = "s" + "_".join(map(str, states)) if len(states) <= 4 else f"s{states[0]}_etc"
+        result = separate_component(dfa, states) if len(states) > 1 else None
+        entries: dict[int, list[Expr]] = {}
+        if dfa.start in inside:
+            entries.setdefault(dfa.start, []).append(tok(BOS))
+        for p, row in enumerate(table):
+            if p in inside or p not in prev:
+                continue
+            for k, t in enumerate(row):
+                if t in inside:
+                    entries.setdefault(t, []).append(prev[p] & tok(symbols[k]))
+        identified: dict[int, list[Expr]] = {q: [] for q in states}
+        for e, ways in sorted(entries.items()):
+            enter = let(f"Enter_{tag}_from{e}", any_of(ways))
+            entered = let(f"N_enter_{tag}_from{e}", count(enter))
+            before = let(f"In_{tag}_from{e}", (entered >= 1) & ~enter)
+            classes: dict[int, int] = {q: 0 for q in states}
+            class_expr: dict[int, Expr] = {0: before}
+            for rnd in (result.rounds if result else []):
+                potential = _combined(rnd.potentials, states)
+                weights: dict[tuple[int, int], int] = {}
+                for q in states:
+                    for k, t in enumerate(table[q]):
+                        if t in inside:
+                            weights[(k, classes[q])] = potential[t] - potential[q]
+                totals, current = [], []
+                for (k, c), weight in sorted(weights.items()):
+                    if weight == 0:
+                        continue
+                    label = let(f"L_{tag}_from{e}_{symbols[k]}", tok(symbols[k]) & class_expr[c])
+                    totals.append(weight * count(label))
+                    current.append(where(label, weight, 0))
+                since_entry = let(f"P_{tag}_from{e}", sum_of(totals) - sum_of(current))
+                new_classes: dict[int, int] = {}
+                new_expr: dict[int, Expr] = {}
+                for index, members in enumerate(rnd.classes):
+                    q0 = members[0]
+                    new_expr[index] = let(f"Cls_{tag}_from{e}",
+                                          class_expr[classes[q0]] & (since_entry == potential[q0] - potential[e]))
+                    for q in members:
+                        new_classes[q] = index
+                classes, class_expr = new_classes, new_expr
+            if result is not None and not result.separated:
+                raise AssertionError("internal error: a member's component is not separated")
+            for q in states:
+                identified[q].append(class_expr[classes[q]])
+        leaving = [identified_q & tok(symbols[k]) for q in states for identified_q in identified[q]
+                   for k, t in enumerate(table[q]) if t not in inside]
+        leave = let(f"Exit_{tag}", any_of(leaving))
+        left = let(f"N_exit_{tag}", count(leave))
+        gone = let(f"Gone_{tag}", (left >= 2) | ((left >= 1) & ~leave))
+        for q in states:
+            prev[q] = let(f"Prev_{q}", any_of(identified[q]) & ~gone)
+    accepting = [prev[q] & tok(symbols[k]) for q, row in enumerate(table) for k, t in enumerate(row)
+                 if t in dfa.accepting]
+    if dfa.start in dfa.accepting:
+        accepting.append(tok(BOS))  # the empty word: the last token is <bos>
+    b.accept(any_of(accepting))
+    return b.build()
+
+
+__all__ = ["program_for"]

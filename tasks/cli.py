@@ -115,15 +115,15 @@ def cmd_predict(args, out, err) -> int:
     from crasp.cli import load_program
     from tabulate import tabulate
 
-    from .findings import DEFAULT, QUICK, Budget
     from .predict import explain, predict
 
+    if args.regex is not None or args.regex_file:
+        return _predict_regexes(args, out, err)
     if args.all == bool(args.task):
         raise registry.TaskError("name one TASK or give --all")
     if args.program and args.all:
         raise registry.TaskError("--program goes with one TASK, not --all")
-    budget = Budget.parse(args.budget, QUICK if args.quick else DEFAULT) if args.budget else (
-        QUICK if args.quick else DEFAULT)
+    budget = _budget(args)
     schemes = [s.strip() for s in args.schemes.split(",")] if args.schemes else None
     selected = ([_resolve(args.task)] if args.task else
                 [t for t in registry.all_tasks() if args.family in (None, t.family)])
@@ -153,6 +153,65 @@ def cmd_predict(args, out, err) -> int:
         print("\n".join(["", "error: a given program was rejected:", *rejected]), file=err)
         return 1
     return 0
+
+
+def _budget(args):
+    from .findings import DEFAULT, QUICK, Budget
+
+    base = QUICK if args.quick else DEFAULT
+    return Budget.parse(args.budget, base) if args.budget else base
+
+
+def _predict_regexes(args, out, err) -> int:
+    """``--regex`` / ``--regex-file``: one prediction per expression, in input order; a line that
+    does not parse gets an error entry of its own."""
+    from tabulate import tabulate
+
+    from .predict import explain, predict
+    from .regular import RegexError, regex_task
+
+    if args.task or args.all or args.program:
+        raise registry.TaskError("--regex and --regex-file go without TASK, --all and --program")
+    if not args.alphabet:
+        raise registry.TaskError("--regex and --regex-file need --alphabet (e.g. --alphabet abc)")
+    if args.regex is not None:
+        lines = [(None, args.regex)]
+    else:
+        try:
+            text = Path(args.regex_file).read_text()
+        except OSError as error:
+            raise registry.TaskError(f"cannot read {args.regex_file}: {error.strerror}") from None
+        lines = [(number, line.strip()) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
+    entries, shown = [], []
+    for index, (number, expression) in enumerate(lines, 1):
+        where = f"{args.regex_file}:{number}" if number is not None else "--regex"
+        if len(lines) > 1:
+            print(f"[{index}/{len(lines)}] {expression}", file=err, flush=True)
+        try:
+            task = regex_task(expression, args.alphabet)
+        except RegexError as error:
+            entries.append({"regex": expression, "line": number, "error": f"{where}: {error}"})
+            continue
+        prediction = predict(task, budget=_budget(args), seed=args.seed, synthesis=not args.no_synthesis)
+        entries.append({"regex": expression, "line": number, **prediction.to_json()})
+        shown.append((expression, prediction))
+    if args.json:
+        print(json.dumps(entries if args.regex_file else entries[0], indent=2), file=out)
+    elif args.regex is not None and shown:
+        print(explain(shown[0][1]), file=out)
+    else:
+        rows = [[e["regex"], _cell_json(e.get("ape")), _cell_json(e.get("nope"))] if "error" not in e
+                else [e["regex"], "error: " + e["error"], ""] for e in entries]
+        print(tabulate(rows, headers=["regex", "APE", "NoPE"], tablefmt="simple"), file=out)
+    errors = [e["error"] for e in entries if "error" in e]
+    for message in errors:
+        print(f"error: {message}", file=err)
+    return 1 if errors else 0
+
+
+def _cell_json(entry: dict) -> str:
+    strength = f", {entry['strength']}" if entry["strength"] else ""
+    return f"{entry['verdict']} ({entry['basis']}{strength})"
 
 
 def _cell(verdict) -> str:
@@ -212,6 +271,13 @@ def add_commands(commands) -> None:
     predict_p.add_argument("--schemes", metavar="LIST",
                            help="comma-separated positional schemes: ape, nope, relative, uniform (default: ape and "
                                 "nope, and relative and uniform for operand formats)")
+    predict_p.add_argument("--regex", metavar="RE",
+                           help="predict for the regular language RE (accept format: the answer read at the last "
+                                "position); needs --alphabet")
+    predict_p.add_argument("--regex-file", metavar="FILE",
+                           help="one regular expression per line, all over --alphabet; a line that does not parse "
+                                "gets an error entry naming it, the rest are still decided (--json: a list)")
+    predict_p.add_argument("--alphabet", metavar="SYMBOLS", help="the alphabet of --regex, e.g. abc")
     predict_p.add_argument("--no-synthesis", action="store_true",
                            help="do not search for a program when none is given or verified")
     predict_p.add_argument("--json", action="store_true", help="the prediction(s) as JSON")

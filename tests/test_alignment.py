@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from tasks import get
 from tasks.alignment import operand_fields, relative_alignment, shifted
 from tasks.arithmetic import PAD, operands_x, sabbaghi_tasks
-from tasks.predict import Verdict
+from tasks.predict import Verdict, predict
 
 
 def _padded(value: int, width: int) -> tuple[str, ...]:
@@ -45,8 +45,8 @@ def test_sabbaghi_addition_aligns_and_xu_addition_mirrors_by_the_reference():
     assert len(_offsets(xu, [operands_x(10**j, 0, "+") for j in range(19)], _first)) == 19
     assert len(_offsets(xu, [operands_x(0, 10**j, "+") for j in range(19)], _last)) == 19
     assert relative_alignment(sabbaghi).aligned and not relative_alignment(xu).aligned
-    verdict = relative_alignment(xu).verdict()
-    assert verdict.verdict is Verdict.UNDETERMINED and "changes by 2" in verdict.evidence[0]
+    verdict = predict(xu, schemes=["relative"], quick=True, synthesis=False).verdict("relative")
+    assert verdict.verdict is Verdict.UNDETERMINED and "changes by 2" in verdict.headline
 
 
 def test_the_multiplier_stays_put_so_only_uniform_positions_align_multiplication():
@@ -61,7 +61,8 @@ def test_the_multiplier_stays_put_so_only_uniform_positions_align_multiplication
     assert not relative_alignment(single).aligned and relative_alignment(single, uniform=1).aligned
     assert not rpe.aligned and upe.aligned
     assert "stay put without uniform positions" in rpe.evidence and "uniform positions" in upe.evidence
-    assert upe.verdict().verdict is Verdict.GENERALIZES
+    assert predict(task, schemes=["uniform"], quick=True, synthesis=False).verdict("uniform").verdict is \
+        Verdict.GENERALIZES
     # uniform positions on a field that moves hide its digits from one another
     hidden = relative_alignment(get("sabbaghi_addition"), uniform=50)
     assert not hidden.aligned and "cannot be told apart" in hidden.evidence

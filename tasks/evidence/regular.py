@@ -201,9 +201,11 @@ def assess(task: Task, scheme: str, budget: Budget, context: Context | None = No
         answer, dfa, decision = outside[0]
         which = "the language" if found.last_position else f"the inputs answered {' '.join(answer)!r}"
         unpublished = "unpublished" in decision.criterion
+        reduction = (" (by reduction: a last-position program for L, reading the end-of-sequence position as that "
+                     "symbol, would define the quotient)" if "quotient" in decision.criterion else "")
         return Finding(SOURCE, Verdict.FAILS, Strength.EXTRAPOLATED if unpublished else strength,
                        f"{which} ({dfa.n_states}-state automaton, {found.how}) is not in C-RASP: "
-                       f"{decision.criterion}",
+                       f"{decision.criterion}{reduction}",
                        (f"obstruction: {decision.obstruction}", f"convention: {convention}"),
                        decision.references)
     sizes = ", ".join(f"{dfa.n_states} states" for _, dfa, _ in decided)
@@ -213,6 +215,11 @@ def assess(task: Task, scheme: str, budget: Budget, context: Context | None = No
                        f"the inputs of every answer form a language in C-RASP ({sizes}; {found.how}): {criteria}",
                        (f"convention: {convention}",), tuple(dict.fromkeys(
                            r for _, _, d in decided for r in d.references)))
+    if found.exact and all(d.criterion.startswith("EOS-definable") for _, _, d in decided):
+        return Finding(SOURCE, Verdict.GENERALIZES, Strength.PROOF,
+                       f"the task's own automaton ({sizes}) is in C-RASP: {criteria}",
+                       (f"convention: {convention}", *(d.certificate for _, _, d in decided)),
+                       tuple(dict.fromkeys(r for _, _, d in decided for r in d.references)))
     return Finding(SOURCE, Verdict.UNDETERMINED, None,
                    f"the automaton ({sizes}; {found.how}) is in C-RASP ({criteria}); a program built from it goes to "
                    "verification", (f"convention: {convention}",), tuple(dict.fromkeys(

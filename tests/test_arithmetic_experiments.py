@@ -151,9 +151,9 @@ def test_an_experiment_trains_probes_and_reports(tmp_path, monkeypatch):
     # every 1-digit input has at 0 in both operands and D_2 never does, so shorter inputs are not covered.
     assert "| xu_mod100_addition | ape | 1l2h16d | 1/1 | undetermined |" in text
     assert "- **xu_mod100_addition** (absolute positions): undetermined [none]." in text
-    assert "; missing: an argument for fewer digits: training never has 0 at digit 2 of both operands" in text
+    assert "missing: an argument for fewer digits: training never has 0 at digit 2 of both operands" in text
     assert "| xu_addition | rpe | 1l2h16d | 1/1 | undetermined |" in text
-    assert "- **xu_addition** (relative positions): undetermined [no relative alignment]. shifting" in text
+    assert "- **xu_addition** (relative positions): undetermined [none]. no relative alignment: shifting" in text
     assert "runs agree with the paper's claim" in text and "| 20 |" in text
     assert (tmp_path / "out" / "xu-digits.png").read_bytes()[:4] == b"\x89PNG"
     assert "## Accuracy along training" in text and (tmp_path / "out" / "xu-training.png").is_file()
@@ -230,7 +230,7 @@ def test_sabbaghi_cascade_probe_groups_inputs_by_cascade(tmp_path, monkeypatch):
     assert (tmp_path / "out" / "sabbaghi-cascades.png").is_file()
     text = outcome.report.read_text()
     assert re.search(r"\| sabbaghi_addition \| rpe \| [^|]+ \| 1/1 \| generalizes \|", text)
-    assert "- **sabbaghi_addition** (relative positions): generalizes [relative alignment]." in text
+    assert "- **sabbaghi_addition** (relative positions): generalizes [alignment]." in text
     assert re.search(r"\| sabbaghi_multiplication_1 \| upe \| [^\n]+ \| above rpe \| (yes|no|inconclusive[^|]*) \|", text)
     assert "- **sabbaghi_multiplication_1** (uniform and relative positions): generalizes" in text
 

@@ -34,7 +34,7 @@ def predictions():
     found = {}
     for name in CASES:
         given_programs = [parse(user_tasks.PROGRAMS[name])] if name in user_tasks.PROGRAMS else []
-        found[name] = predict(tasks.get(name), programs=given_programs, budget=QUICK, synthesis=False)
+        found[name] = predict(user_tasks.TASKS[name], programs=given_programs, budget=QUICK, synthesis=False)
     return found
 
 
@@ -60,7 +60,7 @@ def test_modular_counting_and_a_bounded_copy(predictions):
     copy = predictions["user_copy_first8"]
     assert copy.ape.verdict is Verdict.GENERALIZES and copy.ape.strength is Strength.VERIFIED
     # Without the program the exponential start of R(N) is not mistaken for a proof of failure.
-    bare = predict(tasks.get("user_copy_first8"), budget=QUICK, synthesis=False)
+    bare = predict(user_tasks.TASKS["user_copy_first8"], budget=QUICK, synthesis=False)
     assert bare.ape.verdict is not Verdict.FAILS or bare.ape.strength is Strength.EXTRAPOLATED
 
 
@@ -81,7 +81,7 @@ def _trap(threshold: int, modulus: int = 3) -> str:
 
 @pytest.mark.parametrize("threshold", [180, 300])
 def test_programs_right_up_to_their_largest_constant_are_refuted(threshold):
-    task = tasks.get("user_a_count_div3")
+    task = user_tasks.TASKS["user_a_count_div3"]
     trap = parse(_trap(threshold))
     report = verify(task, trap, samples=50, max_length=200, derived=QUICK.derived)
     assert not report.ok and report.counterexample.example.length > threshold
@@ -90,7 +90,7 @@ def test_programs_right_up_to_their_largest_constant_are_refuted(threshold):
 
 
 def test_a_threshold_trap_on_a_seq2seq_task_is_refuted():
-    task = tasks.get("user_more_a")
+    task = user_tasks.TASKS["user_more_a"]
     trap = parse('alphabet {"<bos>", "<sep>", "<eos>"}\nM = #"a" > #"b" || #"b" > 250\n'
                  'next "y" = "<sep>" && M\nnext "n" = "<sep>" && !M\nnext "<eos>" = !"<sep>"')
     report = verify(task, trap, samples=20, max_length=100, derived=QUICK.derived)

@@ -1,8 +1,9 @@
 """Tasks written the way a user writes them (none is from the suite), each with its ground truth
 argued in a comment, and, where a user would have one, a candidate program.
 
-``TRUTH[name] = (ape, nope)``: True generalizes, False does not; ``PROGRAMS[name]`` a program a
-user would pass with ``--program``.
+``TASKS[name]`` is the task (defined with ``@tasks.task`` as a user would, then taken out of the
+registry so that tests iterating over the suite do not see it); ``TRUTH[name] = (ape, nope)``:
+True generalizes, False does not; ``PROGRAMS[name]`` a program a user would pass with ``--program``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 import tasks
+from tasks import registry
 
 
 def _strings(symbols):
@@ -18,11 +20,21 @@ def _strings(symbols):
 
 TRUTH: dict[str, tuple[bool, bool]] = {}
 PROGRAMS: dict[str, str] = {}
+TASKS: dict[str, tasks.Task] = {}
+
+
+def task(name, **options):
+    """``@tasks.task``, keeping the task here instead of in the registry."""
+    def define(reference):
+        tasks.task(name, replace=True, **options)(reference)
+        TASKS[name] = registry._REGISTRY.pop(name)
+        return reference
+    return define
 
 
 # 1. The number of a's is divisible by 3. On {a, b}^n the answer is #a mod 3 == 0: counting modulo
 #    3, outside C-RASP[periodic, local] (the PARITY argument), so neither APE nor NoPE.
-@tasks.task("user_a_count_div3", symbols=("a", "b"), format="accept", sampler=_strings("ab"), replace=True)
+@task("user_a_count_div3", symbols=("a", "b"), format="accept", sampler=_strings("ab"))
 def a_count_div3(x):
     return x.count("a") % 3 == 0
 
@@ -33,7 +45,7 @@ TRUTH["user_a_count_div3"] = (False, False)
 # 2. Copy the first 8 symbols (all of them when shorter). Position k <= 8 is "#true == k + 1", a
 #    count compared with a constant, so a plain C-RASP program copies them: both generalize
 #    (Theorems 7 and 9), though R(N) = 2^N for N <= 8.
-@tasks.task("user_copy_first8", symbols=("a", "b"), sampler=_strings("ab"), replace=True)
+@task("user_copy_first8", symbols=("a", "b"), sampler=_strings("ab"))
 def copy_first8(x):
     return tuple(x[:8])
 
@@ -55,7 +67,7 @@ PROGRAMS["user_copy_first8"] = "\n".join([
 # 3. Contains the factor aba. An APE program checks i-2, i-1, i with a local guard. Plain C-RASP
 #    does not express it: the regular-language decision (Yang et al. 2026) rejects its minimal
 #    automaton; a NoPE transformer cannot tell adjacent symbols from distant ones.
-@tasks.task("user_contains_aba", symbols=("a", "b"), format="accept", sampler=_strings("ab"), replace=True)
+@task("user_contains_aba", symbols=("a", "b"), format="accept", sampler=_strings("ab"))
 def contains_aba(x):
     return "aba" in "".join(x)
 
@@ -67,8 +79,8 @@ PROGRAMS["user_contains_aba"] = ('Here = "a" && #[i - j == 1] "b" >= 1 && #[i - 
 
 # 4. The majority of the last three symbols is a (inputs of length >= 3). APE: local guards read
 #    i, i-1, i-2. NoPE: the language's minimal automaton is outside plain C-RASP (the decider).
-@tasks.task("user_majority_last3", symbols=("a", "b"), format="accept", sampler=_strings("ab"), min_length=4,
-            valid=lambda x: len(x) >= 3, replace=True)
+@task("user_majority_last3", symbols=("a", "b"), format="accept", sampler=_strings("ab"), min_length=4,
+            valid=lambda x: len(x) >= 3)
 def majority_last3(x):
     return x[-3:].count("a") >= 2
 
@@ -78,7 +90,7 @@ PROGRAMS["user_majority_last3"] = 'L = #[i - j in {0, 1, 2}] "a" >= 2'
 
 
 # 5. More a's than b's, as one answer token: a plain count comparison, both generalize.
-@tasks.task("user_more_a", symbols=("a", "b"), outputs=("y", "n"), sampler=_strings("ab"), replace=True)
+@task("user_more_a", symbols=("a", "b"), outputs=("y", "n"), sampler=_strings("ab"))
 def more_a(x):
     return ("y" if x.count("a") > x.count("b") else "n",)
 
@@ -90,7 +102,7 @@ PROGRAMS["user_more_a"] = ('alphabet {"<bos>", "<sep>", "<eos>"}\nM = #"a" > #"b
 
 # 6. Reverse the input: Bob must write Alice's half reversed, R(N) = 2^N; no program exists
 #    (Theorem 12), so neither generalizes.
-@tasks.task("user_reverse", symbols=("a", "b"), sampler=_strings("ab"), replace=True)
+@task("user_reverse", symbols=("a", "b"), sampler=_strings("ab"))
 def reverse(x):
     return tuple(reversed(x))
 
@@ -99,7 +111,7 @@ TRUTH["user_reverse"] = (False, False)
 
 
 # 7. An odd number of b's among {a, b, c}: parity of one symbol, neither.
-@tasks.task("user_odd_b", symbols=("a", "b", "c"), format="accept", sampler=_strings("abc"), replace=True)
+@task("user_odd_b", symbols=("a", "b", "c"), format="accept", sampler=_strings("abc"))
 def odd_b(x):
     return x.count("b") % 2 == 1
 
@@ -108,7 +120,7 @@ TRUTH["user_odd_b"] = (False, False)
 
 
 # 8. The number of 1s is 1 mod 4, as a seq2seq answer: counting modulo 4, neither.
-@tasks.task("user_ones_mod4", symbols=("0", "1"), outputs=("T", "F"), sampler=_strings("01"), replace=True)
+@task("user_ones_mod4", symbols=("0", "1"), outputs=("T", "F"), sampler=_strings("01"))
 def ones_mod4(x):
     return ("T" if x.count("1") % 4 == 1 else "F",)
 
@@ -118,7 +130,7 @@ TRUTH["user_ones_mod4"] = (False, False)
 
 # 9. Balanced brackets (Dyck-1): no prefix closes more than it opened and the counts are equal: a
 #    plain C-RASP program (the paper's Dyck-1), both generalize.
-@tasks.task("user_balanced", symbols=("(", ")"), format="accept", sampler=_strings("()"), replace=True)
+@task("user_balanced", symbols=("(", ")"), format="accept", sampler=_strings("()"))
 def balanced(x):
     depth = 0
     for t in x:
@@ -133,7 +145,7 @@ PROGRAMS["user_balanced"] = 'O = #"("\nC = #")"\nBad = #(C > O) >= 1\nL = !Bad &
 
 
 # 10. The last symbol is b: read at the last position, "b" itself is the program (plain), both.
-@tasks.task("user_ends_b", symbols=("a", "b"), format="accept", sampler=_strings("ab"), replace=True)
+@task("user_ends_b", symbols=("a", "b"), format="accept", sampler=_strings("ab"))
 def ends_b(x):
     return x[-1] == "b"
 
@@ -143,7 +155,7 @@ PROGRAMS["user_ends_b"] = 'L = "b"'
 
 
 # 11. At least 5 a's: one threshold, plain, both generalize.
-@tasks.task("user_five_a", symbols=("a", "b", "c"), format="accept", sampler=_strings("abc"), replace=True)
+@task("user_five_a", symbols=("a", "b", "c"), format="accept", sampler=_strings("abc"))
 def five_a(x):
     return x.count("a") >= 5
 
@@ -153,7 +165,7 @@ PROGRAMS["user_five_a"] = 'L = #"a" >= 5'
 
 
 # 12. Copy the input: R(N) = 2^N, neither (Theorem 12).
-@tasks.task("user_copy", symbols=("x", "y", "z"), sampler=_strings("xyz"), replace=True)
+@task("user_copy", symbols=("x", "y", "z"), sampler=_strings("xyz"))
 def copy(x):
     return tuple(x)
 
@@ -163,7 +175,7 @@ TRUTH["user_copy"] = (False, False)
 
 # 13. The first symbol equals the last. Position 2 (after <bos>) is "#true == 2", so the first
 #     symbol is a count; the last is read where the answer is: plain C-RASP, both generalize.
-@tasks.task("user_first_is_last", symbols=("a", "b"), format="accept", sampler=_strings("ab"), replace=True)
+@task("user_first_is_last", symbols=("a", "b"), format="accept", sampler=_strings("ab"))
 def first_is_last(x):
     return x[0] == x[-1]
 
@@ -174,7 +186,7 @@ PROGRAMS["user_first_is_last"] = 'First_a = #("a" && #true == 2) >= 1\nL = (Firs
 
 # 14. #a - #b is divisible by 3 (Tomita-6's rule on letters): a function of (#a mod 3, length mod 3)
 #     that depends on #a mod 3: counting modulo 3, neither.
-@tasks.task("user_diff_mod3", symbols=("a", "b"), format="accept", sampler=_strings("ab"), replace=True)
+@task("user_diff_mod3", symbols=("a", "b"), format="accept", sampler=_strings("ab"))
 def diff_mod3(x):
     return (x.count("a") - x.count("b")) % 3 == 0
 

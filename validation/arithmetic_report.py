@@ -333,8 +333,11 @@ def _reasoning(results: Sequence[Validation]) -> list[str]:
         seen.add(key)
         what = POSITIONS[Variant.parse(result.variant).positions] if relative else "absolute positions"
         verdict = relative or predict(result.plan.task, schemes=["ape"], quick=True, synthesis=False).ape
-        shown = [line for k, line in enumerate(verdict.evidence) if k == 0 or "fewer digits" in line]
-        lines.append(f"- **{result.task}** ({what}): {verdict.verdict.value} [{verdict.basis}]. {'; '.join(shown)}")
+        detail = verdict.headline.split(" (", 1)[1].rstrip(")") if " (" in verdict.headline else verdict.headline
+        below = [line.removeprefix("fewer digits: ") for line in verdict.evidence
+                 if line.startswith("fewer digits") and line not in detail]
+        lines.append(f"- **{result.task}** ({what}): {verdict.verdict.value} [{verdict.basis}]. "
+                     f"{'; '.join([detail, *below])}")
     if any(Variant.parse(r.variant).positions in ("sin", "abs", "abc") for r in results):
         lines.append("- Duan et al.'s encoder-decoder (`sinusoidal`, `abs`, `abc`): no prediction; the theory is about "
                      "causal decoders with absolute positions or none.")

@@ -1,0 +1,101 @@
+"""Regular languages through the whole pipeline: a regular expression becomes a task, a verdict
+with its certificate, a program that passes `crasp verify`, and a Limit Transformer that computes
+it exactly; `crasp predict --regex` and `--regex-file` on the command line."""
+
+import io
+import json
+
+import pytest
+
+from crasp.checker import check
+from crasp.cli import main
+from tasks.findings import QUICK, Strength
+from tasks.predict import Verdict, predict
+from tasks.regular import decide_nope, from_regex, languages, program_for, regex_task
+from tasks.verify import verify
+
+
+def crasp(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    return main(list(argv), out, err), out.getvalue(), err.getvalue()
+
+
+def quick(task):
+    return predict(task, budget=QUICK, synthesis=False)
+
+
+YES_ROWS = [row for row in languages() if row.nope is True and len(row.alphabet) <= 3][:: 40]
+
+
+@pytest.mark.parametrize("row", YES_ROWS, ids=lambda row: row.regex)
+def test_a_constructed_program_passes_verify_and_compiles_exactly(row):
+    from limit_transformer import compile
+    from limit_transformer.verify import verify as verify_compiled
+
+    task = regex_task(row.regex, row.alphabet)
+    program = program_for(from_regex(row.regex, row.alphabet))
+    assert verify(task, program, samples=20, max_length=120, derived=20).ok
+    checked = check(program)
+    report = verify_compiled(compile(checked), checked, max_length=40, count=12)
+    assert report.ok
+
+
+def test_regex_verdicts_have_their_certificates():
+    # (ab|bba)*: R^omega but outside C-RASP (Yang et al. 2026, Appendix I): a "no" with its obstruction.
+    hard = quick(regex_task("(ab|bba)*", "ab"))
+    assert hard.nope.verdict is Verdict.FAILS and hard.nope.strength is Strength.PROOF
+    assert hard.nope.basis == "regular language" and any("obstruction" in line for line in hard.nope.evidence)
+    # a*b*: R-trivial, a "yes" by proof on the automaton, and a built program verified against it.
+    easy = quick(regex_task("a*b*", "ab"))
+    assert easy.nope.verdict is easy.ape.verdict is Verdict.GENERALIZES and easy.nope.strength is Strength.PROOF
+    assert any("program built from the automaton" in line for line in easy.nope.evidence)
+    # (aa)*: not aperiodic; counting modulo 2 on a single symbol is no family of two symbols, and
+    # periodic positions express it: APE is left to a program.
+    even = quick(regex_task("(aa)*", "a"))
+    assert even.nope.verdict is Verdict.FAILS and even.ape.verdict is not Verdict.FAILS
+
+
+def test_the_decision_does_not_depend_on_how_the_language_is_written():
+    for first, second in (("(a|b)*", "(b|a)*"), ("(ab)*a", "a(ba)*"), ("a**b", "a*b")):
+        one, two = quick(regex_task(first, "ab")), quick(regex_task(second, "ab"))
+        assert (one.nope.verdict, one.ape.verdict) == (two.nope.verdict, two.ape.verdict)
+
+
+def test_predict_a_regex_on_the_command_line(tmp_path):
+    status, out, _ = crasp("predict", "--regex", "(ab|bba)*", "--alphabet", "ab", "--quick", "--no-synthesis", "--json")
+    row = json.loads(out)
+    assert status == 0 and row["nope"]["verdict"] == "does not generalize" and set(row) >= {"ape", "nope"}
+    listing = tmp_path / "languages.txt"
+    listing.write_text("a*b*\n(ab\n\n(c|a)*\n")
+    status, out, err = crasp("predict", "--regex-file", str(listing), "--alphabet", "abc", "--quick", "--no-synthesis",
+                             "--json")
+    rows = json.loads(out)
+    assert status == 1 and [r["regex"] for r in rows] == ["a*b*", "(ab", "(c|a)*"]
+    assert rows[1]["line"] == 2 and "languages.txt:2" in rows[1]["error"] and "column" in rows[1]["error"]
+    assert rows[0]["nope"]["verdict"] == rows[2]["nope"]["verdict"] == "generalizes"
+    assert "error:" in err
+    status, out, _ = crasp("predict", "--regex-file", str(listing), "--alphabet", "abc", "--quick", "--no-synthesis")
+    assert status == 1 and "a*b*" in out and "generalizes" in out
+    status, _, err = crasp("predict", "--regex", "a*", "--quick")
+    assert status == 1 and "--alphabet" in err
+    status, _, err = crasp("predict", "--regex", "a*d", "--alphabet", "ab")
+    assert status == 1 and "column" in err
+
+
+def test_a_learned_automaton_decides_an_accept_task_of_a_user():
+    """'The number of a's is divisible by 3' given as a Python function: its automaton is learned
+    (the empty word is no input, so it is read both ways and must give the same decision), and NoPE
+    fails by the decision as well as by the modular family."""
+    import tasks
+
+    @tasks.task("doc_div3_regular", symbols=("a", "b"), format="accept", replace=True,
+                sampler=lambda n, rng: tuple(rng.choice(["a", "b"], size=n)))
+    def div3(x):
+        return x.count("a") % 3 == 0
+
+    prediction = quick(tasks.get("doc_div3_regular"))
+    regular = [f for f in prediction.nope.findings if f.source == "regular language"][0]
+    assert regular.claim is Verdict.FAILS and regular.strength is Strength.EXTRAPOLATED
+    assert "is not in C-RASP" in regular.summary and "learned from the reference" in regular.summary
+    assert decide_nope(from_regex("(b*ab*ab*ab*)*b*", "ab")).criterion == "not aperiodic"
+    assert prediction.nope.verdict is Verdict.FAILS and prediction.nope.basis == "modular counting"  # verified wins

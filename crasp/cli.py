@@ -22,7 +22,7 @@ from .parser import parse, parse_file
 from .printer import format_program
 
 
-EXTENSIONS = ("tasks.cli", "limit_transformer.cli", "validation.cli")
+EXTENSIONS = ("tasks.cli", "limit_transformer.cli", "validation.cli", "crasp.synthesis_cli")
 """Modules whose ``add_commands(subparsers)`` adds subcommands to ``crasp``."""
 
 

@@ -1,0 +1,64 @@
+"""``crasp synthesize``: search for a task's C-RASP program (see :mod:`crasp.synthesis`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def cmd_synthesize(args, out, err) -> int:
+    from tasks.cli import _resolve  # the task suite is only needed by this command
+
+    from .synthesis import SynthesisConfig, synthesize
+
+    task = _resolve(args.task)
+    config = SynthesisConfig(max_size=args.max_size, time_limit=args.time, positions=args.positions,
+                             seed=args.seed)
+    progress = None if args.quiet else (lambda line: print(line, file=err, flush=True))
+    result = synthesize(task, config, progress=progress)
+    if result.program is None:
+        if args.json:
+            print(json.dumps(result.to_json(), indent=2), file=out)
+        print(f"crasp: no {args.positions.upper()} program found for {task.name} within the budget; "
+              f"searched: {result.searched}", file=err)
+        return 1
+    if args.out:
+        Path(args.out).write_text(result.text, encoding="utf-8")
+        print(f"program written to {args.out}", file=err)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2), file=out)
+        return 0
+    print(result.text, end="", file=out)
+    print(f"\n// size {result.size}; {result.candidates:,} candidates, {result.classes:,} classes, "
+          f"{result.seconds:.1f} s", file=out)
+    print(result.checks, file=out)
+    return 0
+
+
+def add_commands(commands) -> None:
+    """Add ``synthesize`` to the ``crasp`` command's subparsers."""
+    parser = commands.add_parser(
+        "synthesize", help="search for a task's C-RASP program",
+        description="Search for a C-RASP program of TASK (a registered task, or module:attribute naming a "
+        "task of your own) by bottom-up enumeration with observational equivalence, closed by the verifier: "
+        "a candidate that agrees with the reference on the search's inputs is verified as `crasp verify` "
+        "does, and a counterexample joins the inputs. Prints the verified program and what was checked; "
+        "exit status 1, with what was searched, when nothing is found within the budget. Progress goes to "
+        "standard error.",
+    )
+    parser.add_argument("task", metavar="TASK")
+    parser.add_argument("--positions", choices=["ape", "nope"], default="ape",
+                        help="ape: periodic predicates and local guards allowed (default); nope: plain C-RASP")
+    parser.add_argument("--max-size", type=int, default=12, metavar="N",
+                        help="largest expression size (AST nodes) per output (default 12)")
+    parser.add_argument("--time", type=float, default=30.0, metavar="S",
+                        help="time budget in seconds (default 30)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true",
+                        help="print {program, size, checks, candidates, seconds, ...} as JSON")
+    parser.add_argument("--out", metavar="FILE", help="write the program to FILE (.cr)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    parser.set_defaults(handler=cmd_synthesize)
+
+
+__all__ = ["add_commands", "cmd_synthesize"]

@@ -156,8 +156,9 @@ def assess(task: Task, scheme: str, budget: Budget, context: Context | None = No
     best = min(passed, key=lambda c: (not _reaches(c), c.origin.startswith("synthesized")))
     strength = Strength.VERIFIED if _reaches(best) else Strength.EXTRAPOLATED
     others = [describe(c) for c in passed if c is not best]
+    shown = [] if best.origin.startswith(("given", "library")) else [listing(best.program)]
     return Finding(SOURCE, Verdict.GENERALIZES, strength, bounds(best.report),
-                   (describe(best), *(f"also: {line}" for line in others), *failed),
+                   (describe(best), *shown, *(f"also: {line}" for line in others), *failed),
                    (THEOREMS, *([] if scheme == "ape" or best.plain else [])))
 
 
@@ -178,6 +179,13 @@ def bounds(report: Report) -> str:
     if report.unexercised:
         return text + "; not exercised on both sides: " + "; ".join(e.describe() for e in report.unexercised[:3])
     return text + (", every constant exercised" if report.exercised else ", no constants to exercise")
+
+
+def listing(program: Program) -> str:
+    """A found program, formatted as ``crasp fmt`` formats it, as one evidence line."""
+    from crasp.printer import format_program
+
+    return "the program:\n      " + format_program(program).rstrip("\n").replace("\n", "\n      ")
 
 
 def describe(candidate: Checked) -> str:

@@ -135,6 +135,8 @@ def cmd_predict(args, out, err) -> int:
             print(f"[{number}/{len(selected)}] {task.name}", file=err, flush=True)
         predictions.append(predict(task, schemes=schemes, programs=programs, budget=budget, seed=args.seed,
                                    synthesis=not args.no_synthesis, progress=progress))
+    if args.program_out:
+        _save_program(predictions[0], args.program_out, err)
     if args.json:
         found = [p.to_json() for p in predictions]
         print(json.dumps(found if args.all else found[0], indent=2), file=out)
@@ -214,6 +216,18 @@ def _cell_json(entry: dict) -> str:
     return f"{entry['verdict']} ({entry['basis']}{strength})"
 
 
+def _save_program(prediction, path: str, err) -> None:
+    """Write the program behind a "generalizes" verdict (given, library, built or synthesized)."""
+    from crasp.printer import format_program
+
+    program = next((f.program for scheme in ("nope", "ape") if scheme in prediction.schemes
+                    for f in prediction.verdict(scheme).findings if f.program is not None), None)
+    if program is None:
+        raise registry.TaskError(f"no verified program for {prediction.task}: nothing to write to {path}")
+    Path(path).write_text(format_program(program))
+    print(f"program written to {path}", file=err)
+
+
 def _cell(verdict) -> str:
     strength = f", {verdict.strength.value}" if verdict.strength else ""
     return f"{verdict.verdict.value} ({verdict.basis}{strength})"
@@ -250,11 +264,15 @@ def add_commands(commands) -> None:
 
     predict_p = commands.add_parser(
         "predict", help="predict whether a task length-generalizes, with evidence",
-        description="For APE and NoPE transformers: 'generalizes', 'does not generalize' or 'undetermined', "
-        "with the evidence (verified programs, the communication matrix's growth, Xu et al.'s truncation "
-        "test, documented results) and the references; for an arithmetic task also whether relative (and "
-        "uniform) positions see its translation symmetry (the alignment check). TASK is a registered task or "
-        "module:attribute naming a task of your own (a Task, or a function registered with @tasks.task).",
+        description="Per positional scheme (APE and NoPE; relative and uniform positions for operand formats): "
+        "'generalizes', 'does not generalize' or 'undetermined', with its strength (proof, verified with its "
+        "bounds, or extrapolated) and every finding behind it: a verified program (given, from the library, "
+        "built from a regular language's automaton, or synthesized), the regular-language decision, modular "
+        "counting, the communication matrix's growth, Xu et al.'s truncation test, published facts, the "
+        "alignment check; conflicts are shown. A given program that verification refutes makes the exit "
+        "status 1. TASK is a registered task, "
+        "module:attribute naming a task of your own (a Task, or a function registered with @tasks.task), or "
+        "re:ALPHABET:REGEX for a regular language.",
     )
     predict_p.add_argument("task", metavar="TASK", nargs="?")
     predict_p.add_argument("--all", action="store_true", help="every registered task, as a table")
@@ -271,6 +289,9 @@ def add_commands(commands) -> None:
     predict_p.add_argument("--schemes", metavar="LIST",
                            help="comma-separated positional schemes: ape, nope, relative, uniform (default: ape and "
                                 "nope, and relative and uniform for operand formats)")
+    predict_p.add_argument("--program-out", metavar="FILE",
+                           help="write the verified program behind the verdict (yours, the library's, one built from "
+                                "a regular language's automaton, or a synthesized one) to FILE")
     predict_p.add_argument("--regex", metavar="RE",
                            help="predict for the regular language RE (accept format: the answer read at the last "
                                 "position); needs --alphabet")

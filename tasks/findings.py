@@ -19,7 +19,7 @@ generalize" (or nothing, saying what it looked at), with a *strength*:
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 
 from crasp.errors import CraspError
 
@@ -68,6 +68,8 @@ class Finding:
     details: tuple[str, ...] = ()
     references: tuple[str, ...] = ()
     applies: bool = True
+    program: object | None = field(default=None, compare=False, repr=False)
+    """The verified program a "generalizes" finding rests on, where it rests on one."""
 
     @property
     def decisive(self) -> bool:

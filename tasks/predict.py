@@ -172,10 +172,12 @@ def predict(task: Task, *, schemes: Iterable[str] | None = None, programs: Itera
     budget = budget or (QUICK if quick else DEFAULT)
     wanted = _schemes(task, schemes)
     check_reference(task, inputs=60 if budget.samples < 100 else 200, seed=seed)
-    context = Context(tuple(programs), seed, progress, synthesis)
+    context = Context(tuple(programs), seed, progress, synthesis=False)
     found: dict[str, list[Finding]] = {}
     for scheme in dict.fromkeys([*wanted, *(["ape", "nope"] if {"ape", "nope"} & set(wanted) else [])]):
         found[scheme] = [source.assess(task, scheme, budget, context) for source in evidence.SOURCES]
+    if synthesis and budget.synthesis_seconds > 0:
+        _synthesize_where_open(task, found, budget, context)
     if "ape" in found and "nope" in found:
         ape, nope = list(found["ape"]), list(found["nope"])
         found["nope"] += [_carried(f, "nope") for f in ape if f.decisive and f.claim is Verdict.FAILS]
@@ -187,6 +189,21 @@ def predict(task: Task, *, schemes: Iterable[str] | None = None, programs: Itera
     given = [c for c in program_evidence.verified(task, budget, context) if c.origin.startswith("given program")]
     rejected = tuple(c.rejection() for c in given if not c.ok)
     return Prediction(task.name, task.family, verdicts, task.labels, communication, rejected, budget)
+
+
+def _synthesize_where_open(task: Task, found: dict[str, list[Finding]], budget: Budget, context: Context) -> None:
+    """Search for a program for each of APE and NoPE whose findings settle nothing at strength
+    verified or proof (a trend can still be overturned by a program; a proof cannot): the program
+    source is asked again, now allowed to synthesize."""
+    context.synthesis = True
+    for scheme in ("ape", "nope"):
+        if scheme not in found:
+            continue
+        settled = [f for f in found[scheme] if f.decisive and f.strength.rank >= Strength.VERIFIED.rank]
+        if settled:
+            continue
+        found[scheme] = [evidence.programs.assess(task, scheme, budget, context) if source is evidence.programs
+                         else finding for source, finding in zip(evidence.SOURCES, found[scheme])]
 
 
 def _schemes(task: Task, schemes: Iterable[str] | None) -> list[str]:

@@ -122,7 +122,9 @@ class Task:
     ``split``, where set, is how the communication checker cuts an input between Alice and Bob
     (default: the first N symbols and the next N); ``automaton``, where set, is the exact minimal
     automaton (a :class:`tasks.regular.Dfa`) of an accept task that is a regular language;
-    ``fixed_width``, where set, pads every operand to that many digits, so that every sequence has
+    ``end``, where set, is a token appended after the input of an accept task, at which the
+    verdict is read (regular-expression tasks append ``<eos>``: the end-of-sequence convention of
+    the algebraic theory); ``fixed_width``, where set, pads every operand to that many digits, so that every sequence has
     the same length and "longer" means nonzero digits where training had zeros (Xu et al.).
     """
 
@@ -158,6 +160,7 @@ class Task:
     facts: tuple[Fact, ...] = ()
     split: Split | None = None
     automaton: object | None = field(default=None, compare=False)
+    end: str | None = None
     modulus: int | None = None
     fixed_width: int | None = None
 
@@ -169,7 +172,7 @@ class Task:
     @property
     def alphabet(self) -> tuple[str, ...]:
         """Every token an example can contain."""
-        extra = [*self.prefix, *([self.separator] if self.separator else []), EOS]
+        extra = [*self.prefix, *([self.separator] if self.separator else []), *([self.end] if self.end else []), EOS]
         seen = dict.fromkeys([*extra, *self.symbols, *self.outputs])
         return tuple(seen)
 
@@ -190,7 +193,7 @@ class Task:
             sets = tuple(self.answer(x))
             tokens = (*self.prefix, *x)
             return Example(tokens, tuple(range(len(tokens))), sets, length, offset)
-        tokens = (*self.prefix, *x)
+        tokens = (*self.prefix, *x, *([self.end] if self.end and self.format is Format.ACCEPT else []))
         if self.format is Format.ALIGNED:
             targets = dict(self.answer(x))
             return Example(tokens, tuple(targets), tuple(targets.values()), length, offset)
@@ -315,10 +318,19 @@ def task(
 
 
 def get(name: str) -> Task:
-    """The registered task called ``name``; ``module:attribute`` names a Task in a module.
+    """The registered task called ``name``; ``module:attribute`` names a Task in a module;
+    ``re:ALPHABET:REGEX`` is the accept task of a regular expression (:func:`tasks.regular.regex_task`,
+    e.g. ``re:ab:(ab|bba)*``).
 
     Importing ``module`` also registers any tasks it defines with :func:`task`.
     """
+    if name.startswith("re:"):
+        from .regular import regex_task
+
+        alphabet, colon, expression = name[3:].partition(":")
+        if not colon or not alphabet:
+            raise TaskError(f"task {name!r}: a regular-expression task is written re:ALPHABET:REGEX, e.g. re:ab:(ab)*")
+        return regex_task(expression, alphabet, name=name)
     _load_builtin()
     if ":" in name and name not in _REGISTRY:
         return _from_module(name)

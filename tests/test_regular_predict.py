@@ -33,7 +33,7 @@ def test_a_constructed_program_passes_verify_and_compiles_exactly(row):
     from limit_transformer.verify import verify as verify_compiled
 
     task = regex_task(row.regex, row.alphabet)
-    program = program_for(from_regex(row.regex, row.alphabet))
+    program = program_for(from_regex(row.regex, row.alphabet), end=task.end)
     assert verify(task, program, samples=20, max_length=120, derived=20).ok
     checked = check(program)
     report = verify_compiled(compile(checked), checked, max_length=40, count=12)

@@ -115,7 +115,8 @@ def _synthesized(task: Task, scheme: str, budget: Budget, context: Context) -> C
                     f"(up to {budget.synthesis_seconds:g} s)")
         try:
             result = synthesize(task, SynthesisConfig(positions=scheme, time_limit=budget.synthesis_seconds,
-                                                      seed=context.seed), progress=None)
+                                                      seed=context.seed),
+                                progress=(lambda line: context.say(f"  {line}")) if context.progress else None)
         except CraspError as error:
             return None, f"synthesis stopped: {error}"
         if result.program is None:
@@ -159,7 +160,7 @@ def assess(task: Task, scheme: str, budget: Budget, context: Context | None = No
     shown = [] if best.origin.startswith(("given", "library")) else [listing(best.program)]
     return Finding(SOURCE, Verdict.GENERALIZES, strength, bounds(best.report),
                    (describe(best), *shown, *(f"also: {line}" for line in others), *failed),
-                   (THEOREMS, *([] if scheme == "ape" or best.plain else [])))
+                   (THEOREMS,), program=best.program)
 
 
 def _reaches(candidate: Checked) -> bool:

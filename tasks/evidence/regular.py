@@ -143,7 +143,7 @@ def automata(task: Task, budget: Budget, context: Context) -> Automata | str:
         if task.format not in (Format.ACCEPT, Format.SEQ2SEQ) or task.fixed_width is not None:
             return "the format is neither accept nor a one-token answer"
         if task.automaton is not None and task.format is Format.ACCEPT:
-            return Automata(((True, (task.automaton,)),), "the task's own automaton", True, True)
+            return Automata(((True, (task.automaton,)),), "the task's own automaton", True, task.end is None)
         if not 1 <= len(task.symbols) <= MAX_SYMBOLS:
             return f"more than {MAX_SYMBOLS} symbols"
         context.say("learning the automaton of the reference")
@@ -174,12 +174,12 @@ def constructed(task: Task, budget: Budget, context: Context) -> Program | None:
     from ..regular import decide_nope, program_for
 
     found = automata(task, budget, context)
-    if isinstance(found, str) or not found.last_position:
+    if isinstance(found, str) or task.format is not Format.ACCEPT:
         return None
     (_, dfas), = found.languages
     if not all(decide_nope(d).member for d in dfas):
         return None
-    return context.once(("constructed", budget), lambda: program_for(dfas[0]))
+    return context.once(("constructed", budget), lambda: program_for(dfas[0], end=task.end))
 
 
 def assess(task: Task, scheme: str, budget: Budget, context: Context | None = None) -> Finding:
@@ -196,10 +196,10 @@ def assess(task: Task, scheme: str, budget: Budget, context: Context | None = No
     strength = Strength.PROOF if found.exact else Strength.EXTRAPOLATED
     outside = [(answer, dfa, d) for answer, dfa, d in decided if not d.member]
     convention = ("acceptance at the last position" if found.last_position else
-                  "the answer read at <sep>, after the input (the end-of-sequence convention)")
+                  "the answer read after the input (the end-of-sequence convention)")
     if outside:
         answer, dfa, decision = outside[0]
-        which = "the language" if found.last_position else f"the inputs answered {' '.join(answer)!r}"
+        which = "the language" if task.format is Format.ACCEPT else f"the inputs answered {' '.join(answer)!r}"
         unpublished = "unpublished" in decision.criterion
         reduction = (" (by reduction: a last-position program for L, reading the end-of-sequence position as that "
                      "symbol, would define the quotient)" if "quotient" in decision.criterion else "")
@@ -210,11 +210,16 @@ def assess(task: Task, scheme: str, budget: Budget, context: Context | None = No
                        decision.references)
     sizes = ", ".join(f"{dfa.n_states} states" for _, dfa, _ in decided)
     criteria = "; ".join(dict.fromkeys(d.criterion for _, _, d in decided))
-    if not found.last_position:  # one language per answer; no program is built for these
+    if not found.last_position and task.format is not Format.ACCEPT:  # one language per answer, no program
         return Finding(SOURCE, Verdict.GENERALIZES, strength,
                        f"the inputs of every answer form a language in C-RASP ({sizes}; {found.how}): {criteria}",
                        (f"convention: {convention}",), tuple(dict.fromkeys(
                            r for _, _, d in decided for r in d.references)))
+    if found.exact and task.end is not None:  # the end token: the published decision itself
+        return Finding(SOURCE, Verdict.GENERALIZES, Strength.PROOF,
+                       f"the task's own automaton ({sizes}) is in C-RASP: {criteria}",
+                       (f"convention: {convention}", *(d.certificate for _, _, d in decided)),
+                       tuple(dict.fromkeys(r for _, _, d in decided for r in d.references)))
     if found.exact and all(d.criterion.startswith("EOS-definable") for _, _, d in decided):
         return Finding(SOURCE, Verdict.GENERALIZES, Strength.PROOF,
                        f"the task's own automaton ({sizes}) is in C-RASP: {criteria}",

@@ -25,12 +25,13 @@ from .regex import RegexError, parse_regex
 from .task import dfa_task, regex_task
 
 
-def program_for(dfa: Dfa):
-    """A plain C-RASP program accepting the language of ``dfa`` at the last position, or None where
-    none is built (see :mod:`tasks.regular.program`)."""
+def program_for(dfa: Dfa, end: str | None = None):
+    """A plain C-RASP program accepting the language of ``dfa`` at the last position (of
+    ``<bos> w``, or with ``end`` of ``<bos> w end``), or None where none is built (see
+    :mod:`tasks.regular.program`)."""
     from .program import program_for as build
 
-    return build(dfa)
+    return build(dfa, end)
 
 
 __all__ = ["Dfa", "Decision", "LanguageRow", "Learned", "RegexError", "aperiodic", "algebraic_class", "decide_nope",

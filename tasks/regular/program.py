@@ -49,9 +49,10 @@ def _combined(potentials: list[dict[int, int]], states: list[int]) -> dict[int, 
     return {q: sum(p[q] * radix ** t for t, p in enumerate(potentials)) for q in states}
 
 
-def program_for(dfa: Dfa) -> ast.Program | None:
+def program_for(dfa: Dfa, end: str | None = None) -> ast.Program | None:
     """A plain C-RASP program that accepts exactly the words of ``dfa``'s language, read at the last
-    position of ``<bos> w``; None when the language is not in C-RASP (end-of-sequence convention).
+    position of ``<bos> w`` (or, with ``end``, of ``<bos> w end``: the end-of-sequence convention);
+    None when the language is not in C-RASP (end-of-sequence convention).
 
     >>> from tasks.regular.dfa import from_regex
     >>> program_for(from_regex("(a|b)*b", "ab")) is None
@@ -63,7 +64,7 @@ def program_for(dfa: Dfa) -> ast.Program | None:
     table, symbols = dfa.table, dfa.symbols
     components = list(reversed(strongly_connected_components([sorted(set(row)) for row in table])))
     b = ProgramBuilder(source="<tasks.regular.program_for>")
-    b.alphabet([*symbols, BOS])
+    b.alphabet([*symbols, BOS, *([end] if end else [])])
     prev: dict[int, Expr] = {}
     fresh = iter(range(10**9))
 
@@ -125,6 +126,9 @@ def program_for(dfa: Dfa) -> ast.Program | None:
         gone = let(f"Gone_{tag}", (left >= 2) | ((left >= 1) & ~leave))
         for q in states:
             prev[q] = let(f"Prev_{q}", any_of(identified[q]) & ~gone)
+    if end is not None:  # at the end token, Prev_q is the state the whole word reached
+        b.accept(tok(end) & any_of([prev[q] for q in sorted(dfa.accepting)]))
+        return b.build()
     accepting = [prev[q] & tok(symbols[k]) for q, row in enumerate(table) for k, t in enumerate(row)
                  if t in dfa.accepting]
     if dfa.start in dfa.accepting:

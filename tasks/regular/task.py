@@ -1,4 +1,5 @@
-"""Accept-format tasks for regular languages: one verdict per word, read at its last position.
+"""Accept-format tasks for regular languages: one verdict per word, read at the last position of
+``<bos> w <eos>`` (the end token is the end-of-sequence convention of the published decision).
 
 Inputs of length n are drawn so that about half are accepted where both kinds exist: a fair coin
 picks "accepted" or "rejected", then the word is uniform among the words of length n of that
@@ -9,7 +10,7 @@ balanced at every length.
 >>> import numpy as np
 >>> task = regex_task("(ab)*", "ab")
 >>> task.name, task.format.value, task.example(("a", "b")).tokens, task.answer(("a", "b"))
-('regex_(ab)*', 'accept', ('<bos>', 'a', 'b'), True)
+('regex_(ab)*', 'accept', ('<bos>', 'a', 'b', '<eos>'), True)
 >>> x = task.sample_input(6, np.random.default_rng(0)); len(x)
 6
 >>> task.batch_answer(np.array([[0, 1], [1, 0]])).tolist()
@@ -22,7 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..registry import BOS, Format, Labels, Task, TaskError
+from ..registry import BOS, EOS, Format, Labels, Task, TaskError
 from .dfa import Dfa, from_regex, minimize
 from .regex import alphabet_tuple
 
@@ -117,6 +118,7 @@ def dfa_task(dfa: Dfa, name: str, description: str = "", labels: Labels = Labels
         reference=REFERENCE,
         batch_answer=batch_answer,
         automaton=dfa,
+        end=EOS,
     )
 
 

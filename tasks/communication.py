@@ -300,6 +300,39 @@ def sampled_rows(task: Task, n: int, *, samples: int, rng: np.random.Generator,
     return rows, total, len(alice), len(bob)
 
 
+def relevant_share(task: Task, n: int, *, rng: np.random.Generator, samples: int = 12, positions: int = 32,
+                   bob_samples: int = 32, split: Split | None = None) -> float | None:
+    """The share of Alice's positions whose symbol Bob's outputs depend on, at size N: for
+    ``samples`` random Alice strings and up to ``positions`` positions spread over hers, whether
+    changing that one symbol changes her row (on ``bob_samples`` random Bob strings). A task whose
+    R(N) grows like |Σ|^N has nearly every position relevant at every N; one that copies a bounded
+    prefix has a share that falls like k / N. None when no sampled string is in the domain.
+
+    >>> import tasks
+    >>> rng = np.random.default_rng(0)
+    >>> relevant_share(tasks.get("bin_majority"), 16, rng=rng) > 0.9  # every bit can tip the majority
+    True
+    """
+    split = split or default_split(task)
+    reference = _Reference(task, split, n)
+    symbols = len(split.symbols(task))
+    width = split.block * n
+    chosen = np.unique(np.linspace(0, width - 1, num=min(positions, width)).round().astype(int))
+    bob = np.unique(rng.integers(0, symbols, size=(bob_samples, width)), axis=0)
+    relevant = np.zeros(len(chosen), dtype=bool)
+    seen = False
+    for _ in range(samples):
+        s = rng.integers(0, symbols, size=width)
+        flipped = np.repeat(s[None, :], len(chosen), axis=0)
+        flipped[np.arange(len(chosen)), chosen] = (s[chosen] + rng.integers(1, symbols, size=len(chosen))) % symbols
+        rows = dict(_block(reference, np.vstack([s[None, :], flipped]), bob, 0).rows)
+        if 0 not in rows:
+            continue
+        seen = True
+        relevant |= np.array([k + 1 in rows and rows[k + 1] != rows[0] for k in range(len(chosen))])
+    return float(relevant.mean()) if seen else None
+
+
 # ---------------------------------------------------------------- growth
 
 

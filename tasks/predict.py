@@ -38,7 +38,7 @@ from .evidence.context import Context
 from .evidence.reference import check_reference
 from .findings import (DEFAULT, QUICK, SCHEME_TITLES, SCHEMES, Budget, Finding, Strength, TaskError, Verdict,
                        silent)
-from .registry import Labels, Task
+from .registry import Format, Labels, Task
 
 CONTAINMENT = ("a NoPE transformer is an APE transformer whose positional table is zero, and plain C-RASP is "
                "contained in C-RASP[periodic, local]")
@@ -195,6 +195,8 @@ def _synthesize_where_open(task: Task, found: dict[str, list[Finding]], budget: 
     """Search for a program for each of APE and NoPE whose findings settle nothing at strength
     verified or proof (a trend can still be overturned by a program; a proof cannot): the program
     source is asked again, now allowed to synthesize."""
+    if task.format is Format.ALIGNED or task.fixed_width is not None:
+        return  # no theory for a parallel encoder; at a fixed width the truncation test decides
     context.synthesis = True
     for scheme in ("ape", "nope"):
         if scheme not in found:
@@ -240,6 +242,7 @@ def explain(prediction: Prediction) -> str:
                      f"the prediction {agree}")
     if prediction.communication is not None and prediction.communication.table:
         lines.append("\n" + prediction.communication.summary())
+    lines.append(f"\nbudget: {prediction.budget.describe()} (--budget to change)")
     return "\n".join(lines)
 
 

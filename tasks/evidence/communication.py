@@ -16,7 +16,9 @@ has one can state it as a published fact.
 
 from __future__ import annotations
 
-from ..communication import Analysis, CommunicationError, analyse
+import numpy as np
+
+from ..communication import Analysis, CommunicationError, analyse, relevant_share
 from ..findings import Budget, Finding, Strength, Verdict, silent
 from ..registry import Format, Task
 from .context import Context
@@ -26,6 +28,11 @@ THEOREM_12 = "Huang et al. 2025 (arXiv 2410.02140), Theorem 12"
 KEPT = 0.95
 """The share of sampled Alice strings that must keep rows of their own for an exponential trend to
 count as continuing at a sampled N."""
+RELEVANCE = (32, 128)
+"""Two sizes N at which the share of Alice's positions that Bob's outputs depend on is measured."""
+HELD = 0.75
+"""An exponential trend goes on only if that share at the larger N keeps this much of the smaller's
+(a copy of the first k symbols falls from 1 to k / N)."""
 
 
 def analysis(task: Task, budget: Budget, context: Context) -> Analysis | None:
@@ -67,6 +74,13 @@ def _continues(found: Analysis) -> tuple[bool, str]:
     return True, "; ".join(seen)
 
 
+def _relevance(task: Task, found: Analysis, budget: Budget, context: Context) -> tuple[float | None, float | None]:
+    context.say("measuring which of Alice's positions matter at large N")
+    rng = np.random.default_rng(context.seed)
+    samples = 12 if budget.comm_samples >= 1024 else 6
+    return tuple(relevant_share(task, n, rng=rng, samples=samples, split=found.split) for n in RELEVANCE)
+
+
 def assess(task: Task, scheme: str, budget: Budget, context: Context | None = None) -> Finding:
     context = context or Context()
     if scheme not in ("ape", "nope"):
@@ -92,6 +106,17 @@ def assess(task: Task, scheme: str, budget: Budget, context: Context | None = No
     if not continues:
         return Finding(SOURCE, Verdict.UNDETERMINED, None, f"{table_text(found)}; but {sampled}", found.notes,
                        (THEOREM_12,))
+    shares = context.once(("relevance", budget), lambda: _relevance(task, found, budget, context))
+    small, large = shares
+    if small is None or large is None or large < HELD * small:
+        why = ("the sampled strings at large N are outside the task's domain" if small is None or large is None else
+               f"the share of Alice's positions that Bob's outputs depend on falls from {small:.0%} at N = "
+               f"{RELEVANCE[0]} to {large:.0%} at N = {RELEVANCE[1]}: the growth stops (a bounded part of her "
+               "input matters)")
+        return Finding(SOURCE, Verdict.UNDETERMINED, None, f"{table_text(found)}; but {why}", found.notes,
+                       (THEOREM_12,))
+    sampled = "; ".join(filter(None, [sampled, f"Bob's outputs depend on {small:.0%} of Alice's positions at N = "
+                                      f"{RELEVANCE[0]} and {large:.0%} at N = {RELEVANCE[1]}"]))
     span = f"N = {exact[0].n}..{exact[-1].n}"
     doubling = all(s.rows == len(found.symbols) ** (found.split.block * s.n) for s in exact)
     trend = (f"R(N) = {len(found.symbols)}^{'N' if found.split.block == 1 else f'{found.split.block}N'} for {span}"

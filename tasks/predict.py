@@ -33,11 +33,9 @@ from crasp.ast import Program
 from . import evidence
 from .communication import Analysis
 from .evidence import programs as program_evidence
-from .evidence.communication import analysis as communication_analysis
 from .evidence.context import Context
 from .evidence.reference import check_reference
-from .findings import (DEFAULT, QUICK, SCHEME_TITLES, SCHEMES, Budget, Finding, Strength, TaskError, Verdict,
-                       silent)
+from .findings import DEFAULT, QUICK, SCHEME_TITLES, SCHEMES, Budget, Finding, Strength, TaskError, Verdict
 from .registry import Format, Labels, Task
 
 CONTAINMENT = ("a NoPE transformer is an APE transformer whose positional table is zero, and plain C-RASP is "
@@ -185,7 +183,7 @@ def predict(task: Task, *, schemes: Iterable[str] | None = None, programs: Itera
                          and not any(g.decisive and g.claim is Verdict.GENERALIZES and g.source == f.source
                                      for g in ape)]
     verdicts = {scheme: combine(found[scheme]) for scheme in wanted}
-    communication = context._memo.get(("communication", budget))
+    communication = context.stored(("communication", budget))
     given = [c for c in program_evidence.verified(task, budget, context) if c.origin.startswith("given program")]
     rejected = tuple(c.rejection() for c in given if not c.ok)
     return Prediction(task.name, task.family, verdicts, task.labels, communication, rejected, budget)
@@ -247,4 +245,4 @@ def explain(prediction: Prediction) -> str:
 
 
 __all__ = ["predict", "predict_all", "combine", "explain", "Prediction", "ClassVerdict", "Verdict", "Strength",
-           "Budget", "QUICK", "DEFAULT", "silent", "communication_analysis"]
+           "Budget", "QUICK", "DEFAULT"]

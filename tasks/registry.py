@@ -23,7 +23,6 @@ from typing import Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from crasp.ast import Program
-from crasp.errors import CraspError
 
 from .findings import Fact
 from .split import Split

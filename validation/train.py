@@ -24,7 +24,6 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn

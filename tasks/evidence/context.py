@@ -20,6 +20,8 @@ class Context:
     seed: int = 0
     progress: Callable[[str], None] | None = None
     synthesis: bool = True
+    notes: dict = field(default_factory=dict, repr=False)
+    """Why a search found nothing, per scheme (shown with the verdict)."""
     _memo: dict = field(default_factory=dict, repr=False)
 
     def once(self, key: Hashable, compute: Callable[[], T]) -> T:
@@ -27,6 +29,10 @@ class Context:
         if key not in self._memo:
             self._memo[key] = compute()
         return self._memo[key]
+
+    def stored(self, key: Hashable, default=None):
+        """What ``once`` computed for ``key`` (``default`` if nothing yet)."""
+        return self._memo.get(key, default)
 
     def say(self, line: str) -> None:
         if self.progress is not None:

@@ -124,12 +124,12 @@ def _synthesized(task: Task, scheme: str, budget: Budget, context: Context) -> C
         return check_candidate(task, "synthesized program", result.program, budget, context), ""
 
     if scheme == "nope":
-        earlier = context._memo.get(("synthesis", "ape"))
+        earlier = context.stored(("synthesis", "ape"))
         if earlier is not None and earlier[0] is not None and earlier[0].plain and earlier[0].ok:
             return earlier[0]
     found, why = context.once(("synthesis", scheme), search)
     if found is None and why:
-        context._memo.setdefault("synthesis notes", {})[scheme] = why
+        context.notes[scheme] = why
     return found
 
 
@@ -150,7 +150,7 @@ def assess(task: Task, scheme: str, budget: Budget, context: Context | None = No
             (passed if found.ok else failed).append(found if found.ok else found.rejection())
     if not passed:
         kind = "plain C-RASP" if scheme == "nope" else "C-RASP[periodic, local]"
-        note = context._memo.get("synthesis notes", {}).get(scheme)
+        note = context.notes.get(scheme)
         reason = task.no_program.get(scheme)
         lines = [*([f"the task says: {reason}"] if reason else []), *([note] if note else []), *failed]
         return Finding(SOURCE, Verdict.UNDETERMINED, None, f"missing: a verified {kind} program", tuple(lines))

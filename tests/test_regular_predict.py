@@ -99,3 +99,18 @@ def test_a_learned_automaton_decides_an_accept_task_of_a_user():
     assert "is not in C-RASP" in regular.summary and "learned from the reference" in regular.summary
     assert decide_nope(from_regex("(b*ab*ab*ab*)*b*", "ab")).criterion == "not aperiodic"
     assert prediction.nope.verdict is Verdict.FAILS and prediction.nope.basis == "modular counting"  # verified wins
+
+
+def test_a_regular_expression_is_a_task_everywhere_a_task_is_named(tmp_path):
+    """re:ALPHABET:REGEX for predict, verify and the program behind a verdict."""
+    saved = tmp_path / "built.cr"
+    status, _, err = crasp("predict", "re:ab:(ab|ba)*", "--quick", "--no-synthesis", "--program-out", str(saved))
+    assert status == 0 and saved.is_file() and "program written" in err
+    status, out, _ = crasp("verify", "re:ab:(ab|ba)*", "--program", str(saved), "--samples", "20")
+    assert status == 0 and out.startswith("PASS re:ab:(ab|ba)*")
+    status, out, _ = crasp("verify", "re:ab:(ab|bb)*", "--program", str(saved), "--samples", "20")
+    assert status == 1 and "FAIL" in out
+    status, _, err = crasp("predict", "re:(ab)*", "--quick")
+    assert status == 1 and "re:ALPHABET:REGEX" in err
+    status, _, err = crasp("predict", "re:ab:(ab|bba)*", "--quick", "--no-synthesis", "--program-out", str(saved))
+    assert status == 1 and "no verified program" in err

@@ -86,14 +86,9 @@ def test_a_learned_automaton_decides_an_accept_task_of_a_user():
     """'The number of a's is divisible by 3' given as a Python function: its automaton is learned
     (the empty word is no input, so it is read both ways and must give the same decision), and NoPE
     fails by the decision as well as by the modular family."""
-    import tasks
+    from . import user_tasks
 
-    @tasks.task("doc_div3_regular", symbols=("a", "b"), format="accept", replace=True,
-                sampler=lambda n, rng: tuple(rng.choice(["a", "b"], size=n)))
-    def div3(x):
-        return x.count("a") % 3 == 0
-
-    prediction = quick(tasks.get("doc_div3_regular"))
+    prediction = quick(user_tasks.TASKS["user_a_count_div3"])
     regular = [f for f in prediction.nope.findings if f.source == "regular language"][0]
     assert regular.claim is Verdict.FAILS and regular.strength is Strength.EXTRAPOLATED
     assert "is not in C-RASP" in regular.summary and "learned from the reference" in regular.summary

@@ -132,7 +132,7 @@ def test_library_programs_are_verified(name, variant):
 
 
 def test_every_task_has_programs_or_reasons():
-    for task in tasks.all_tasks():
+    for task in (t for t in tasks.all_tasks() if t.family in ("algorithmic", "formal", "arithmetic")):
         for variant in ("ape", "nope"):
             assert task.programs.get(variant) or task.no_program.get(variant), (task.name, variant)
         if task.labels.ape:

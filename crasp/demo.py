@@ -97,6 +97,40 @@ DEMO_TASKS = ("bin_majority", "parity")
 """Tasks the demo trains under the cpu preset (a few minutes on 2 cores)."""
 
 
+def _new_tasks(say) -> None:
+    """A task the suite does not have, a regular expression, and a program found by search."""
+    try:
+        import tasks
+        from tasks.predict import predict
+        from tasks.regular import from_regex, program_for, regex_task
+    except ImportError:  # pragma: no cover - crasp installed without the task suite
+        say("(the tasks package is not installed)")
+        return
+    from limit_transformer import compile as compile_program
+    from limit_transformer.verify import verify as verify_compiled
+
+    from .synthesis import SynthesisConfig, synthesize
+
+    divisible = tasks.Task(
+        name="demo_a_count_div3", family="user", format=tasks.Format.ACCEPT, symbols=("a", "b"), outputs=(),
+        sample_input=lambda n, rng: tuple(rng.choice(["a", "b"], size=n)), answer=lambda x: x.count("a") % 3 == 0,
+        valid=lambda x: True, train_range=(0, 50), bins=((0, 50), (51, 100)), separator=None)
+    prediction = predict(divisible, quick=True, synthesis=False)
+    say(f"'#a divisible by 3', a Python function: APE {prediction.ape.headline[:120]}...")
+    language = regex_task("(ab|ba)*", "ab")
+    prediction = predict(language, quick=True, synthesis=False)
+    say(f"(ab|ba)* over {{a, b}}: NoPE {prediction.nope.headline}")
+    program = check(program_for(from_regex("(ab|ba)*", "ab"), end="<eos>"))
+    report = verify_compiled(compile_program(program), program, max_length=200, count=20)
+    say(f"  its program ({len(program.definitions)} definitions, built from the certificate) compiled to a Limit "
+        f"Transformer: {'equals' if report.ok else 'DIFFERS FROM'} the interpreter on 20 inputs up to 200 tokens")
+    hard = predict(regex_task("(ab|bba)*", "ab"), quick=True, synthesis=False)
+    say(f"(ab|bba)* over {{a, b}}: NoPE {hard.nope.headline[:150]}...")
+    found = synthesize(tasks.get("tomita_1"), SynthesisConfig(time_limit=20))
+    say(f"synthesis from tomita_1's reference alone ({found.candidates:,} candidates, {found.seconds:.1f} s):")
+    say("  " + (found.text or "nothing found").rstrip().replace("\n", "\n  "))
+
+
 def _validate_tasks(say, out_dir: Path) -> None:
     try:
         from validation import protocol, report
@@ -168,7 +202,10 @@ def demo(out_dir: Path, out: TextIO) -> None:
     say("\n== 6. Predictions: which tasks length-generalize, and why ==")
     _predict_tasks(say)
 
-    say("\n== 7. Speed: Dyck-1 on one input of 10^6 tokens ==")
+    say("\n== 7. New tasks: a Python function, regular expressions, a program found by search ==")
+    _new_tasks(say)
+
+    say("\n== 8. Speed: Dyck-1 on one input of 10^6 tokens ==")
     big = list(rng.choice(["(", ")"], size=1_000_000))
     start = time.perf_counter()
     verdict = run(dyck, [big]).accept[0]
@@ -176,6 +213,6 @@ def demo(out_dir: Path, out: TextIO) -> None:
     say(f"{'accept' if verdict else 'reject'} in {elapsed:.3f} s "
         f"({1e6 * len(dyck.definitions) / elapsed / 1e6:.0f} M position-definitions/s)")
 
-    say("\n== 8. Training real transformers (cpu preset): accuracy per length bin vs the prediction ==")
+    say("\n== 9. Training real transformers (cpu preset): accuracy per length bin vs the prediction ==")
     say("accuracy = exact match, teacher-forced, per length bin (the first is the training range)")
     _validate_tasks(say, out_dir)

@@ -109,3 +109,14 @@ def test_a_regular_expression_is_a_task_everywhere_a_task_is_named(tmp_path):
     assert status == 1 and "re:ALPHABET:REGEX" in err
     status, _, err = crasp("predict", "re:ab:(ab|bba)*", "--quick", "--no-synthesis", "--program-out", str(saved))
     assert status == 1 and "no verified program" in err
+
+
+def test_the_demo_decides_new_tasks():
+    from crasp.demo import _new_tasks
+
+    lines: list[str] = []
+    _new_tasks(lines.append)
+    text = "\n".join(lines)
+    assert "'#a divisible by 3', a Python function: APE DOES NOT GENERALIZE (verified" in text
+    assert "(ab|ba)* over {a, b}: NoPE GENERALIZES (proof" in text and "equals the interpreter" in text
+    assert "(ab|bba)* over {a, b}: NoPE DOES NOT GENERALIZE (proof" in text and 'next "1" = B1' in text

@@ -229,7 +229,8 @@ def _round_ranges(config: SynthesisConfig, round_: int) -> _Ranges:
         periods |= set(range(2, min(config.max_period, max(periods) + 2 * round_) + 1))
         reach = min(config.max_offset, max(offsets) * 2 ** round_)
         offsets |= set(range(1, reach + 1))
-        windows = {frozenset(range(1, d + 1)) for d in range(2, reach + 1)}
+        windows = ({frozenset(range(1, d + 1)) for d in range(2, reach + 1)}
+                   | {frozenset(range(0, d + 1)) for d in range(1, reach + 1)})  # the last d + 1 symbols
     guards = sorted({frozenset([d]) for d in offsets} | windows, key=lambda g: (len(g), sorted(g)))
     return _Ranges(tuple(sorted(constants)), tuple(sorted(factors)), tuple(sorted(periods)), tuple(guards))
 

@@ -184,3 +184,15 @@ def _replace(node, old, new):
     values = {f.name: _replace(getattr(node, f.name), old, new) for f in dataclasses.fields(node)
               if dataclasses.is_dataclass(getattr(node, f.name))}
     return dataclasses.replace(node, **values) if values else node
+
+
+def test_without_a_program_synthesis_finds_one_and_shows_it():
+    """'The majority of the last three symbols is a': no program given; synthesis finds the local
+    window, verification passes it, and the verdict shows it. NoPE stays with the automaton's no."""
+    budget = dataclasses.replace(QUICK, synthesis_seconds=20)
+    prediction = predict(user_tasks.TASKS["user_majority_last3"], budget=budget)
+    assert prediction.ape.verdict is Verdict.GENERALIZES and prediction.ape.basis == "program"
+    assert any(line.startswith("synthesized program: a C-RASP[periodic, local] program") for line in
+               prediction.ape.evidence)
+    assert any("the program:" in line and "#[i - j in {0, 1, 2}]" in line for line in prediction.ape.evidence)
+    assert prediction.nope.verdict is Verdict.FAILS

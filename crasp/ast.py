@@ -11,8 +11,10 @@ True
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Union
+
+from .intsets import IntSet
 
 
 @dataclass(frozen=True)
@@ -58,11 +60,18 @@ class BoolConst:
 
 @dataclass(frozen=True)
 class Periodic:
-    """``i mod m in {r, ...}``: true where the absolute position is congruent to a residue."""
+    """``i mod m in {r, ...}``: true where the absolute position is congruent to a residue.
+
+    ``residues`` may be given as any set of ints; it is kept as an :class:`~crasp.intsets.IntSet`,
+    so ``i mod 10^12 >= 1`` costs no more than ``i mod 2 == 1``.
+    """
 
     modulus: int
-    residues: frozenset[int]
+    residues: IntSet
     loc: Loc | None = _loc()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "residues", IntSet.of(self.residues))
 
 
 @dataclass(frozen=True)
@@ -111,10 +120,13 @@ class Compare:
 
 @dataclass(frozen=True)
 class OffsetSet:
-    """Guard ``i - j in {d, ...}``."""
+    """Guard ``i - j in {d, ...}`` (``offsets`` kept as an :class:`~crasp.intsets.IntSet`)."""
 
-    offsets: frozenset[int]
+    offsets: IntSet
     loc: Loc | None = _loc()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "offsets", IntSet.of(self.offsets))
 
 
 @dataclass(frozen=True)
@@ -278,6 +290,29 @@ class Program:
     @property
     def imports(self) -> tuple[Import, ...]:
         return tuple(s for s in self.statements if isinstance(s, Import))
+
+
+def _remembered_hash(self) -> int:
+    """The dataclass hash, computed once per node: a tree is hashed in O(size), not O(size x depth)."""
+    try:
+        return self.__dict__["_hash"]
+    except KeyError:
+        value = hash((type(self).__name__, *(getattr(self, f.name) for f in fields(self) if f.compare)))
+        object.__setattr__(self, "_hash", value)
+        return value
+
+
+def _state_without_hash(self) -> dict:
+    """Pickled state: a remembered hash is per process (str hashes are salted), so it is left out."""
+    state = dict(self.__dict__)
+    state.pop("_hash", None)
+    return state
+
+
+for _node in (TokenIs, BoolConst, Periodic, Ref, Not, And, Or, Compare, OffsetSet, OffsetCompare,
+              NamedGuard, Count, Const, Add, Sub, Scale, Min, Max, Cond):
+    _node.__hash__ = _remembered_hash  # type: ignore[method-assign]
+    _node.__getstate__ = _state_without_hash  # type: ignore[attr-defined]
 
 
 def children(node: Expr) -> tuple[Expr, ...]:

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from . import ast
-from .errors import NameResolutionError, OutputError, PredicateError, SortError, SourceError
+from .errors import NameResolutionError, OutputError, PredicateError, SortError, SourceError, StaticError
+from .intsets import IntSet
+from .limits import MAX_NESTING, ensure_stack
 from .predicates import DEFAULT_REGISTRY, BinaryPredicate, PredicateRegistry, UnaryPredicate
 
 
@@ -39,7 +41,7 @@ class ProgramInfo:
     plain: bool
     depth: int
     periods: frozenset[int]
-    offsets: frozenset[int]
+    offsets: IntSet
     alphabet: frozenset[str]
     definitions: int
 
@@ -68,13 +70,13 @@ class CheckedProgram:
     def definitions(self) -> tuple[ast.Definition, ...]:
         return self.program.definitions
 
-    def guard_offsets(self, guard: ast.Guard) -> frozenset[int]:
+    def guard_offsets(self, guard: ast.Guard) -> IntSet:
         """The finite offset set i - j of a (checked) guard."""
         if isinstance(guard, ast.NamedGuard):
             return self.binary[guard.name].offsets
         return offsets_of(guard)
 
-    def periodic(self, node: ast.Periodic | ast.Ref) -> tuple[int, frozenset[int]]:
+    def periodic(self, node: ast.Periodic | ast.Ref) -> tuple[int, IntSet]:
         """(modulus, residues) of a periodic atom or of a reference to a unary import."""
         if isinstance(node, ast.Periodic):
             return node.modulus, node.residues
@@ -85,8 +87,12 @@ class CheckedProgram:
 _FINITE_OPS = ("==", "<", "<=")  # i - j OP k holds for finitely many offsets i - j >= 0
 
 
-def offsets_of(guard: ast.OffsetSet | ast.OffsetCompare) -> frozenset[int]:
-    """Offsets d >= 0 with guard true at i - j = d; raises if there are infinitely many."""
+def offsets_of(guard: ast.OffsetSet | ast.OffsetCompare) -> IntSet:
+    """Offsets d >= 0 with guard true at i - j = d, as intervals; raises if there are infinitely many.
+
+    >>> print(offsets_of(ast.OffsetCompare("<", 10**10)))
+    {0..9999999999}
+    """
     if isinstance(guard, ast.OffsetSet):
         return guard.offsets
     if guard.op not in _FINITE_OPS:
@@ -95,8 +101,9 @@ def offsets_of(guard: ast.OffsetSet | ast.OffsetCompare) -> frozenset[int]:
             "not local; a local guard names finitely many offsets, e.g. 'i - j in {1, 2}'",
             guard.loc,
         )
-    test = ast.COMPARISONS[guard.op]
-    return frozenset(d for d in range(0, max(guard.bound, 0) + 1) if test(d, guard.bound))
+    if guard.op == "==":
+        return IntSet.of({guard.bound}) if guard.bound >= 0 else IntSet()
+    return IntSet.span(0, guard.bound + (guard.op == "<="))
 
 
 class _Checker:
@@ -109,7 +116,7 @@ class _Checker:
         self.unary: dict[str, UnaryPredicate] = {}
         self.binary: dict[str, BinaryPredicate] = {}
         self.periods: set[int] = set()
-        self.offsets: set[int] = set()
+        self.offsets = IntSet()
         self.alphabet: set[str] = set()
         self.later = {d.name: d.loc for d in program.definitions}
         self.positional = False
@@ -160,7 +167,7 @@ class _Checker:
             plain=not self.positional,
             depth=depth,
             periods=frozenset(self.periods),
-            offsets=frozenset(self.offsets),
+            offsets=self.offsets,
             alphabet=frozenset(self.alphabet),
             definitions=len(self.program.definitions),
         )
@@ -292,10 +299,10 @@ class _Checker:
     def check_periodic(self, node: ast.Periodic) -> None:
         if node.modulus < 1:
             raise PredicateError(f"the modulus of a periodic predicate must be >= 1, not {node.modulus}", node.loc)
-        outside = sorted(r for r in node.residues if not 0 <= r < node.modulus)
+        outside = node.residues - IntSet.span(0, node.modulus)
         if outside:
             raise PredicateError(
-                f"residue {outside[0]} is not in 0..{node.modulus - 1} (positions mod {node.modulus})",
+                f"residue {outside.min()} is not in 0..{node.modulus - 1} (positions mod {node.modulus})",
                 node.loc,
             )
         self.periods.add(node.modulus)
@@ -320,10 +327,9 @@ class _Checker:
             hint = f" (add '#import {guard.name}')" if guard.name in self.registry else ""
             raise NameResolutionError(f"undefined guard '{guard.name}'{hint}", guard.loc)
         offsets = offsets_of(guard)
-        negative = sorted(d for d in offsets if d < 0)
-        if negative:
+        if offsets and offsets.min() < 0:
             raise PredicateError(
-                f"guard offset {negative[0]} is negative, but j <= i always, so i - j >= 0", guard.loc
+                f"guard offset {offsets.min()} is negative, but j <= i always, so i - j >= 0", guard.loc
             )
         self.offsets |= offsets
 
@@ -334,13 +340,30 @@ class _Checker:
         return inner + 1 if isinstance(node, ast.Count) else inner
 
 
+def _check_nesting(program: ast.Program) -> None:
+    """Refuse an expression nested deeper than MAX_NESTING (programs built in Python are not parsed)."""
+    for statement in program.statements:
+        expr = getattr(statement, "expr", None)
+        stack = [(expr, 1)] if expr is not None else []
+        while stack:
+            node, depth = stack.pop()
+            if depth > MAX_NESTING:
+                raise StaticError(
+                    f"expression nested deeper than {MAX_NESTING} levels; split it into named definitions",
+                    node.loc or statement.loc,
+                )
+            stack.extend((child, depth + 1) for child in ast.children(node))
+
+
 def _line(loc: ast.Loc | None) -> str:
     return str(loc.line) if loc is not None else "?"
 
 
 def check(program: ast.Program, registry: PredicateRegistry | None = None) -> CheckedProgram:
     """Check ``program``; raise the first :class:`~crasp.errors.StaticError`, located in its source."""
+    ensure_stack()
     try:
+        _check_nesting(program)
         return _Checker(program, registry or DEFAULT_REGISTRY).run()
     except SourceError as error:
         raise type(error)(error.message, error.loc, source=program.source, text=program.text) from None

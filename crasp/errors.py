@@ -13,7 +13,18 @@ from .ast import Loc
 
 
 class CraspError(Exception):
-    """Base class of all toolkit errors caused by user input."""
+    """Base class of all toolkit errors caused by user input.
+
+    ``exit_status`` is what the ``crasp`` command exits with: 1 for a failure, 2 for a usage error.
+    """
+
+    exit_status = 1
+
+
+class UsageError(CraspError):
+    """A command line that cannot work: a bad combination of arguments, an unknown choice."""
+
+    exit_status = 2
 
 
 class SourceError(CraspError):
@@ -52,18 +63,22 @@ class SourceError(CraspError):
         lines = self.text.splitlines()
         return lines[self.loc.line - 1] if 0 < self.loc.line <= len(lines) else None
 
-    def render(self) -> str:
+    def render(self, *, kind: bool = True) -> str:
+        """``file:line:column: kind: message``, what was expected, and the source line with a caret
+        (``kind=False`` leaves out a plain "error", for a line that already says it)."""
         where = self.source
         if self.loc is not None:
             where += f":{self.loc.line}:{self.loc.column}"
-        out = f"{where}: {self.kind}: {self.message}"
+        label = f"{self.kind}: " if kind or self.kind != "error" else ""
+        out = f"{where}: {label}{self.message}"
         if self.expected:
             out += f"\n  expected {_or_list(self.expected)}"
         line = self.source_line
         if line is not None and self.loc is not None:
             start = self.loc.column - 1
             width = self.loc.end_column - self.loc.column if self.loc.end_line == self.loc.line else 1
-            out += f"\n    {line}\n    {' ' * start}^{'~' * max(width - 1, 0)}"
+            line, start, width = _excerpt(line, start, max(width, 1))
+            out += f"\n    {line}\n    {' ' * start}^{'~' * (width - 1)}"
         return out
 
     def __str__(self) -> str:
@@ -102,6 +117,22 @@ class InputError(CraspError):
 
 class RegistryError(CraspError):
     """A predicate registration that does not declare a true period or offset set."""
+
+
+_EXCERPT = 100
+"""Longest source excerpt shown under an error (longer lines are cut around the error)."""
+
+
+def _excerpt(line: str, start: int, width: int) -> tuple[str, int, int]:
+    """A window of ``line`` around columns [start, start + width), with the caret's new place."""
+    width = min(width, _EXCERPT // 2)
+    if len(line) <= _EXCERPT:
+        return line, start, width
+    left = max(0, min(start - 20, len(line) - _EXCERPT))
+    shown = line[left:left + _EXCERPT]
+    prefix = "..." if left > 0 else ""
+    suffix = "..." if left + _EXCERPT < len(line) else ""
+    return prefix + shown + suffix, start - left + len(prefix), width
 
 
 def _or_list(items: tuple[str, ...]) -> str:

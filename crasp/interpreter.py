@@ -22,12 +22,15 @@ import numpy as np
 from . import ast
 from .checker import CheckedProgram, check
 from .errors import InputError
+from .intsets import IntSet
 from .predicates import PredicateRegistry
 
 Tokens = Union[str, Sequence[str]]
 """One input: a sequence of tokens, or a string of whitespace-separated tokens."""
 
 _INT64_LIMIT = 2**62
+_TABLE_MODULUS = 1 << 16
+"""Periodic predicates with a modulus up to this are read from a table of residues."""
 
 
 @dataclass(frozen=True)
@@ -150,9 +153,11 @@ class _Evaluator:
             self.residues[modulus] = absolute % modulus
         return self.residues[modulus]
 
-    def periodic(self, modulus: int, residues: frozenset[int]) -> np.ndarray:
+    def periodic(self, modulus: int, residues: IntSet) -> np.ndarray:
+        if modulus > _TABLE_MODULUS:  # test the residues' intervals, not a table of every residue
+            return IntSet.of(residues).contains(self.positions_mod(modulus))
         table = np.zeros(modulus, dtype=bool)
-        table[sorted(residues)] = True
+        table[list(residues)] = True
         return table[self.positions_mod(modulus)]
 
     def __call__(self, node: ast.Expr) -> np.ndarray:
@@ -228,11 +233,20 @@ class _Evaluator:
         values = self(node.operand)
         if node.guard is None:
             return np.cumsum(values, axis=1, dtype=np.int64)
-        total = np.zeros(self.shape, dtype=np.int64)
+        # Offsets are intervals [start, stop): #[i - j in [start, stop)] P at position k is
+        # prefix[k - start + 1] - prefix[k - stop + 1], so the cost does not grow with the window.
         width = self.shape[1]
-        for offset in sorted(self.checked.guard_offsets(node.guard)):
-            if offset < width:
-                total[:, offset:] += values[:, : width - offset]
+        prefix = np.zeros((self.shape[0], width + 1), dtype=np.int64)
+        np.cumsum(values, axis=1, dtype=np.int64, out=prefix[:, 1:])
+        positions = np.arange(width, dtype=np.int64)
+        total = np.zeros(self.shape, dtype=np.int64)
+        for start, stop in self.checked.guard_offsets(node.guard).clip(0, width).spans:
+            if stop - start == 1:  # one offset: a shift
+                total[:, start:] += values[:, : width - start]
+                continue
+            high = np.clip(positions - start + 1, 0, None)
+            low = np.clip(positions - stop + 1, 0, None)
+            total += prefix[:, high] - prefix[:, low]
         return total
 
 

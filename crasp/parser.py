@@ -11,11 +11,14 @@ import functools
 from importlib import resources
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark.visitors import Transformer_NonRecursive
 
 from . import ast
 from .errors import CraspSyntaxError, SortError, SourceError
+from .intsets import IntSet
+from .limits import MAX_LITERAL, MAX_NESTING, ensure_stack
 
 _TERMINAL_NAMES = {
     "NAME": "a name",
@@ -38,12 +41,21 @@ def parse(text: str, source: str = "<program>") -> ast.Program:
     """Parse program ``text``; ``source`` names it in error messages.
 
     Raises :class:`~crasp.errors.CraspSyntaxError` (or a static error for non-linear arithmetic
-    and malformed positional syntax) carrying file, line, column and what was expected.
+    and malformed positional syntax) carrying file, line, column and what was expected; a program
+    nested deeper than :data:`~crasp.limits.MAX_NESTING` is refused where it passes the limit.
     """
+    ensure_stack()
     try:
         tree = _lark().parse(text)
     except UnexpectedInput as error:
         raise _syntax_error(error, text, source) from None
+    too_deep = _first_too_deep(tree)
+    if too_deep is not None:
+        raise CraspSyntaxError(
+            f"expression nested deeper than {MAX_NESTING} levels (each operator or count is a "
+            "level); split it into named definitions",
+            too_deep, source=source, text=text,
+        )
     try:
         statements = _ToAst().transform(tree)
     except VisitError as error:
@@ -117,6 +129,25 @@ def _syntax_error(error: UnexpectedInput, text: str, source: str) -> CraspSyntax
     raise error  # pragma: no cover
 
 
+# ---------------------------------------------------------------- nesting
+
+
+def _first_too_deep(tree: Tree) -> ast.Loc | None:
+    """Where the parse tree first nests deeper than MAX_NESTING expression levels (None if it does not)."""
+    stack = [(child, 1) for child in tree.children if isinstance(child, Tree)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING + 1:  # + 1: the statement's own node is not an expression level
+            return _loc(node.meta)
+        stack.extend((child, depth + 1) for child in node.children
+                     if isinstance(child, Tree) and child.data not in _NOT_EXPRESSIONS)
+    return None
+
+
+_NOT_EXPRESSIONS = {"int_set", "signed_int", "named_guard", "offset_set", "offset_compare"}
+"""Parse-tree nodes below an expression that are not expression levels (guards, literal sets)."""
+
+
 # ---------------------------------------------------------------- comments
 
 
@@ -144,6 +175,22 @@ def _comments(text: str) -> tuple[ast.Comment, ...]:
 # ---------------------------------------------------------------- tree -> AST
 
 
+def residues_where(op: str, bound: int, modulus: int) -> IntSet:
+    """The residues x in 0..modulus-1 with ``x op bound``, as intervals (never enumerated).
+
+    >>> print(residues_where(">=", 1, 10**12))
+    {1..999999999999}
+    """
+    everything = IntSet.span(0, modulus)
+    if op == "!=":
+        return everything - {bound}
+    below = {"<": bound, "<=": bound + 1}.get(op)
+    if below is not None:
+        return everything.clip(0, below)
+    above = {">": bound + 1, ">=": bound}[op]
+    return everything.clip(above, modulus)
+
+
 def _loc(meta) -> ast.Loc | None:
     if getattr(meta, "empty", True):
         return None
@@ -166,6 +213,14 @@ def unquote(literal: str) -> str:
 
 
 def _int(token: Token) -> int:
+    digits = token.value.lstrip("-").lstrip("0")
+    if len(digits) > len(str(MAX_LITERAL)) or int(token.value) > MAX_LITERAL or int(token.value) < -MAX_LITERAL:
+        shown = token.value if len(token.value) <= 24 else f"{token.value[:12]}... ({len(digits)} digits)"
+        raise CraspSyntaxError(
+            f"integer {shown} is out of range: literals are limited to +-10^{len(str(MAX_LITERAL)) - 1} "
+            "(counts and positions are exact 64-bit integers)",
+            _token_loc(token),
+        )
     return int(token.value)
 
 
@@ -182,7 +237,7 @@ def _require_position_names(names: list[Token], expected: list[str], what: str) 
 
 
 @v_args(meta=True)
-class _ToAst(Transformer):
+class _ToAst(Transformer_NonRecursive):
     def start(self, meta, children):
         return children
 
@@ -291,9 +346,8 @@ class _ToAst(Transformer):
         _require_position_names([name], ["i"], "a periodic predicate")
         m, r = _int(modulus), _int(residue)
         if m < 1 or op.value == "==":
-            return ast.Periodic(m, frozenset({r}), _loc(meta))  # the checker validates the range
-        compare = ast.COMPARISONS[op.value]
-        return ast.Periodic(m, frozenset(x for x in range(m) if compare(x, r)), _loc(meta))
+            return ast.Periodic(m, IntSet.of({r}), _loc(meta))  # the checker validates the range
+        return ast.Periodic(m, residues_where(op.value, r, m), _loc(meta))
 
     def int_set(self, meta, children):
         return frozenset(c for c in children if c is not None)

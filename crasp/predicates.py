@@ -17,10 +17,10 @@ positions, so a wrong declaration is refused rather than silently trusted.
 >>> registry = PredicateRegistry()
 >>> registry.register_unary("third", lambda p: p % 3 == 0, period=3, zero_based=False)
 >>> registry["third"]
-UnaryPredicate(name='third', modulus=3, residues=frozenset({0}))
+UnaryPredicate(name='third', modulus=3, residues=IntSet.of({0}))
 >>> registry.register_binary("prev2", lambda i, j: j == i - 2, offsets={2})
 >>> registry["prev2"].offsets
-frozenset({2})
+IntSet.of({2})
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Union
 
 from .errors import RegistryError
+from .intsets import IntSet
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,10 @@ class UnaryPredicate:
 
     name: str
     modulus: int
-    residues: frozenset[int]
+    residues: IntSet
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "residues", IntSet.of(self.residues))
 
     def holds(self, position: int) -> bool:
         return position % self.modulus in self.residues
@@ -48,7 +52,10 @@ class BinaryPredicate:
     """``guard(i, j)`` holds iff ``i - j in offsets``."""
 
     name: str
-    offsets: frozenset[int]
+    offsets: IntSet
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "offsets", IntSet.of(self.offsets))
 
     def holds(self, i: int, j: int) -> bool:
         return i - j in self.offsets
@@ -57,6 +64,7 @@ class BinaryPredicate:
 Predicate = Union[UnaryPredicate, BinaryPredicate]
 
 _CHECK_WINDOW = 64
+_MAX_FUNCTION_PERIOD = 10**5
 
 
 class PredicateRegistry:
@@ -76,11 +84,12 @@ class PredicateRegistry:
         if isinstance(predicate, UnaryPredicate):
             if predicate.modulus < 1:
                 raise RegistryError(f"predicate {predicate.name!r}: period must be >= 1")
-            if any(not 0 <= r < predicate.modulus for r in predicate.residues):
+            residues = predicate.residues
+            if residues and not (0 <= residues.min() and residues.max() < predicate.modulus):
                 raise RegistryError(
                     f"predicate {predicate.name!r}: residues must lie in 0..{predicate.modulus - 1}"
                 )
-        elif any(d < 0 for d in predicate.offsets):
+        elif predicate.offsets and predicate.offsets.min() < 0:
             raise RegistryError(
                 f"predicate {predicate.name!r}: offsets i - j must be >= 0 (j never exceeds i)"
             )
@@ -95,9 +104,15 @@ class PredicateRegistry:
         """
         if period < 1:
             raise RegistryError(f"predicate {name!r}: period must be >= 1")
+        if period > _MAX_FUNCTION_PERIOD:
+            raise RegistryError(
+                f"predicate {name!r}: a function is checked at every residue, so its period must be at "
+                f"most {_MAX_FUNCTION_PERIOD}; declare a longer one with its residues, as "
+                "registry.add(UnaryPredicate(name, period, IntSet.span(start, stop)))"
+            )
         shift = 1 if zero_based else 0
         residues = frozenset(p % period for p in range(1, period + 1) if function(p - shift))
-        for p in range(1, _CHECK_WINDOW * period + 1):
+        for p in range(1, min(_CHECK_WINDOW * period, 10**6) + 1):
             if bool(function(p - shift)) != (p % period in residues):
                 raise RegistryError(
                     f"predicate {name!r} is not periodic with period {period}: "
@@ -110,16 +125,19 @@ class PredicateRegistry:
         zero_based: bool = True,
     ) -> None:
         """Register ``function(i, j)`` that the caller declares true exactly when i - j is in ``offsets``."""
-        declared = frozenset(offsets)
+        declared = IntSet.of(offsets)
         shift = 1 if zero_based else 0
-        span = max(declared, default=0) + _CHECK_WINDOW
-        for i in range(1, span + 1):
-            for j in range(1, i + 1):
-                if bool(function(i - shift, j - shift)) != (i - j in declared):
-                    raise RegistryError(
-                        f"predicate {name!r} does not match its declared offsets {sorted(declared)}: "
-                        f"it differs at (i, j) = ({i}, {j}) (1-based)"
-                    )
+        # Every pair near the start, and every pair at the edges of the declared offset intervals.
+        pairs = [(i, j) for i in range(1, _CHECK_WINDOW + 1) for j in range(1, i + 1)]
+        for start, stop in declared.spans:
+            for d in {start - 1, start, stop - 1, stop} - {-1}:
+                pairs += [(d + k, k) for k in (1, 2, 3)]
+        for i, j in pairs:
+            if bool(function(i - shift, j - shift)) != (i - j in declared):
+                raise RegistryError(
+                    f"predicate {name!r} does not match its declared offsets {declared}: "
+                    f"it differs at (i, j) = ({i}, {j}) (1-based)"
+                )
         self.add(BinaryPredicate(name, declared))
 
     def __getitem__(self, name: str) -> Predicate:

@@ -10,6 +10,11 @@ x - (y - z)
 from __future__ import annotations
 
 from . import ast
+from .errors import CraspError
+from .intsets import IntSet
+
+_LISTED = 64
+"""Sets with at most this many elements are written out; larger ones as a comparison."""
 
 # Binding strength of each syntactic level (higher binds tighter), as in grammar.lark.
 COND, OR, AND, NOT, COMPARE, SUM, PRODUCT, UNARY, ATOM = range(9)
@@ -19,15 +24,37 @@ def _quote(token: str) -> str:
     return '"' + token.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _int_set(values: frozenset[int]) -> str:
-    return "{" + ", ".join(str(v) for v in sorted(values)) + "}"
+def _int_set(values: IntSet) -> str:
+    return "{" + ", ".join(str(v) for v in values) + "}"
+
+
+def _periodic(node: ast.Periodic) -> str:
+    m, residues = node.modulus, node.residues
+    if len(residues) <= _LISTED or m < 1:
+        return f"i mod {m} in {_int_set(residues)}"
+    if residues.spans == ((residues.min(), m),):
+        return f"i mod {m} >= {residues.min()}"
+    if residues.spans == ((0, residues.max() + 1),):
+        return f"i mod {m} < {residues.max() + 1}"
+    missing = residues.complement(0, m)
+    if len(missing) == 1:
+        return f"i mod {m} != {missing.min()}"
+    raise CraspError(f"residues {residues} mod {m} have no short form: list at most {_LISTED} of them")
+
+
+def _offsets(offsets: IntSet) -> str:
+    if len(offsets) > _LISTED and offsets.spans == ((0, offsets.max() + 1),):
+        return f"[i - j < {offsets.max() + 1}]"
+    if len(offsets) > 100_000:
+        raise CraspError(f"offsets {offsets} have no short form: list at most 100000 of them")
+    return f"[i - j in {_int_set(offsets)}]"
 
 
 def _guard(guard: ast.Guard) -> str:
     if isinstance(guard, ast.NamedGuard):
         return f"[{guard.name}]"
     if isinstance(guard, ast.OffsetSet):
-        return f"[i - j in {_int_set(guard.offsets)}]"
+        return _offsets(guard.offsets)
     return f"[i - j {guard.op} {guard.bound}]"
 
 
@@ -68,7 +95,7 @@ def _bare(node: ast.Expr) -> str:
     if isinstance(node, ast.BoolConst):
         return "true" if node.value else "false"
     if isinstance(node, ast.Periodic):
-        return f"i mod {node.modulus} in {_int_set(node.residues)}"
+        return _periodic(node)
     if isinstance(node, ast.Ref):
         return node.name
     if isinstance(node, ast.Const):

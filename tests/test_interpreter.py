@@ -56,10 +56,10 @@ def test_unknown_tokens():
 
 
 def test_counts_that_could_overflow_are_refused():
-    program = parse('C = 4611686018427387904 * #"a"\nA = C > 0')
+    program = parse('C = 1000000000000000000 * (5 * #"a")\nA = C > 0')
     with pytest.raises(InputError, match="could exceed int64"):
         run(program, ["a"])
-    nested = parse('A = #(4611686018427387904 * #"a" > 0) > 0')
+    nested = parse('A = #(1000000000000000000 * (5 * #"a") > 0) > 0')
     with pytest.raises(InputError, match="could exceed int64"):
         run(nested, ["a"])
 

@@ -1,7 +1,10 @@
 """The ``crasp`` command: run, check and format C-RASP programs.
 
-Exit status: 0 on success, 1 when the program or an input is in error (the message says where),
-2 for a malformed command line. No traceback is shown for user errors.
+Every command ends in one place, :func:`main`: exit status 0 on success, 1 when a program, an
+input, a task or a store is in error (``crasp: error: <what>``, with file:line:column for
+programs), 2 for a malformed command line (the flag is named). An unexpected exception is a bug:
+one line naming it and the version, exit 1. Output that could not be written (a closed standard
+output) is an error, never a silent success; symbols the terminal cannot encode are escaped.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from typing import Callable, Sequence
 from . import __name__ as _package
 from .ast import Program
 from .checker import CheckedProgram, check
-from .errors import CraspError, SourceError
+from .arguments import NONNEGATIVE
+from .errors import CraspError, SourceError, UsageError
 from .interpreter import run_in_chunks
 from .parser import parse, parse_file
 from .printer import format_program
@@ -53,11 +57,16 @@ def read_inputs(tokens: Sequence[str], stdin) -> list[list[str]]:
     """One input from command-line tokens, or one per non-empty, non-comment line of stdin."""
     if tokens:
         return [" ".join(tokens).split()]
+    if stdin is None or getattr(stdin, "closed", False):
+        raise CommandError("no input: standard input is closed; give tokens after the program")
     inputs = []
-    for line in stdin:
-        stripped = line.strip()
-        if stripped and not stripped.startswith("//"):
-            inputs.append(stripped.split())
+    try:
+        for line in stdin:
+            stripped = line.strip()
+            if stripped and not stripped.startswith("//"):
+                inputs.append(stripped.split())
+    except UnicodeDecodeError as error:
+        raise CommandError(f"standard input is not UTF-8 text ({error.reason})") from None
     return inputs
 
 
@@ -72,7 +81,7 @@ def describe(checked: CheckedProgram) -> dict:
         "depth": info.depth,
         "periods": sorted(info.periods),
         "period": info.period,
-        "offsets": sorted(info.offsets),
+        "offsets": sorted(info.offsets) if len(info.offsets) <= 64 else str(info.offsets),
         "alphabet": sorted(info.alphabet),
         "outputs": outputs,
     }
@@ -121,13 +130,14 @@ def cmd_check(args, out, err) -> int:
         try:
             summary = describe(check(load_program(spec)))
         except CraspError as error:
-            print(error, file=err)
-            status = 1
+            text = error.render(kind=False) if isinstance(error, SourceError) else str(error)
+            print(f"crasp: error: {text}", file=err)
+            status = max(status, error.exit_status)
             continue
         if args.json:
             print(json.dumps(summary), file=out)
             continue
-        dash = lambda values: ", ".join(map(str, values)) or "-"  # noqa: E731
+        dash = lambda values: (values if isinstance(values, str) else ", ".join(map(str, values))) or "-"  # noqa: E731
         print(
             f"{summary['source']}: ok\n"
             f"  class:       {summary['class']}\n"
@@ -153,6 +163,11 @@ def cmd_fmt(args, out, err) -> int:
                 print(f"{spec}: would reformat", file=err)
                 status = 1
         elif args.in_place:
+            if not Path(spec).is_file():
+                raise UsageError(
+                    f"fmt -i rewrites files, and '{spec}' is a library program, not a file; "
+                    f"print it with 'crasp fmt {spec}'"
+                )
             Path(spec).write_text(formatted, encoding="utf-8")
         else:
             out.write(formatted)
@@ -186,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_p.add_argument("program", metavar="PROGRAM")
     run_p.add_argument("tokens", nargs="*", metavar="TOKENS", help="whitespace-separated tokens")
     run_p.add_argument("--trace", metavar="FILE", help="write a trace: FILE.html (a page) or FILE.txt")
-    run_p.add_argument("--offset", type=int, default=0, help="absolute position of token 1 is OFFSET+1")
+    run_p.add_argument("--offset", type=NONNEGATIVE, default=0, help="absolute position of token 1 is OFFSET+1")
     run_p.add_argument("--allow-unknown", action="store_true",
                        help="accept tokens the program never mentions (they match no literal)")
     run_p.set_defaults(handler=cmd_run)
@@ -233,10 +248,56 @@ def _version() -> str:
         return "unknown"
 
 
+class _Output:
+    """A stream that escapes what its encoding cannot write and notes output it could not write."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.lost = stream is None or getattr(stream, "closed", False)
+
+    def write(self, text: str) -> int:
+        if self.lost:
+            return len(text)
+        try:
+            return self.stream.write(text)
+        except UnicodeEncodeError:
+            encoding = getattr(self.stream, "encoding", None) or "ascii"
+            return self.stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError):  # closed, or a full disk
+            self.lost = True
+            return len(text)
+
+    def flush(self) -> None:
+        if not self.lost:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                raise
+            except (OSError, ValueError):
+                self.lost = True
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
+
+
 def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
     """Entry point; returns the exit status (the console script passes it to the shell)."""
-    out = out or sys.stdout
-    err = err or sys.stderr
+    out = _Output(out if out is not None else sys.stdout)
+    err = _Output(err if err is not None else sys.stderr)
+    status = _dispatch(argv, out, err)
+    try:
+        out.flush()
+    except BrokenPipeError:
+        return status
+    if out.lost and status == 0:
+        print("crasp: error: standard output is closed or unwritable: the output was lost", file=err)
+        return 1
+    return status
+
+
+def _dispatch(argv: Sequence[str] | None, out: _Output, err: _Output) -> int:
     parser = build_parser()
     try:
         # Tokens may follow options (crasp run P --offset 1 a b): argparse leaves them as extras.
@@ -245,19 +306,31 @@ def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
             parser.error(f"unrecognized arguments: {' '.join(extras)}")
         if extras:
             args.tokens = [*args.tokens, *extras]
-    except SystemExit as stop:  # argparse reports usage errors itself
-        return int(stop.code or 0)
+    except SystemExit as stop:  # argparse reports usage errors itself (exit 2; --help exits 0)
+        return stop.code if isinstance(stop.code, int) else 2
     handler: Callable = args.handler
     try:
         return handler(args, out, err)
     except CraspError as error:
-        print(error if isinstance(error, SourceError) else f"crasp: error: {error}", file=err)
-        return 1
+        text = error.render(kind=False) if isinstance(error, SourceError) else str(error)
+        print(f"crasp: error: {text}", file=err)
+        return error.exit_status
     except BrokenPipeError:  # the reader went away (`crasp tasks | head`): nothing left to report
         return 0
-    except OSError as error:
-        print(f"crasp: error: {error.strerror or error}: {error.filename or ''}".rstrip(": "), file=err)
-        return 1
     except KeyboardInterrupt:
         print("crasp: interrupted", file=err)
         return 130
+    except MemoryError:
+        print("crasp: error: out of memory (a smaller input, length or budget may fit)", file=err)
+        return 1
+    except OSError as error:
+        where = f": {error.filename}" if error.filename else ""
+        print(f"crasp: error: {error.strerror or error}{where}", file=err)
+        return 1
+    except Exception as error:  # noqa: BLE001 - the one place a bug is reported, not hidden
+        print(
+            f"crasp: internal error: {type(error).__name__}: {error} (crasp-lengthgen {_version()}, "
+            f"command '{args.command}'); this is a bug: please report it with the command you ran",
+            file=err,
+        )
+        return 1

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import sys
 
+from crasp.arguments import NONNEGATIVE, POSITIVE, SEED
+
+from .config import CompileConfig
+
 
 def cmd_compile(args, out, err) -> int:
     from crasp.checker import check
@@ -17,7 +21,9 @@ def cmd_compile(args, out, err) -> int:
     from .properties import check_properties
     from .verify import verify
 
-    config = CompileConfig(max_length=args.verify_length, dtype=args.dtype, device=args.device)
+    config = CompileConfig(max_length=args.verify_length, dtype=args.dtype, device=args.device,
+                           max_period=args.max_period, max_local_offsets=args.max_local_offsets,
+                           max_window=args.max_window)
     if config.device.startswith("cuda"):
         import torch
 
@@ -73,10 +79,16 @@ def add_commands(commands) -> None:
         "every output agreed.",
     )
     compile_p.add_argument("program", metavar="PROGRAM")
-    compile_p.add_argument("--verify-length", type=int, default=512, metavar="N",
+    compile_p.add_argument("--verify-length", type=POSITIVE, default=512, metavar="N",
                            help="longest input to guarantee and to verify (default 512)")
-    compile_p.add_argument("--count", type=int, default=100, help="random inputs to verify on (default 100)")
-    compile_p.add_argument("--seed", type=int, default=0)
+    compile_p.add_argument("--count", type=NONNEGATIVE, default=100, help="random inputs to verify on (default 100)")
+    compile_p.add_argument("--seed", type=SEED, default=0)
+    compile_p.add_argument("--max-period", type=POSITIVE, default=CompileConfig.max_period, metavar="N",
+                           help=f"largest positional table, in rows (default {CompileConfig.max_period})")
+    compile_p.add_argument("--max-local-offsets", type=NONNEGATIVE, default=CompileConfig.max_local_offsets,
+                           metavar="N", help=f"most local heads (default {CompileConfig.max_local_offsets})")
+    compile_p.add_argument("--max-window", type=POSITIVE, default=CompileConfig.max_window, metavar="N",
+                           help=f"farthest local offset + 1 (default {CompileConfig.max_window})")
     compile_p.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
     compile_p.add_argument("--dtype", default="float64", choices=["float32", "float64"])
     compile_p.add_argument("-o", "--output", metavar="FILE",

@@ -30,12 +30,22 @@ class CompileConfig:
     phi at a local head's offset; by default it is chosen so that the other positions' total
     weight is below one unit roundoff at ``max_length`` (the construction is exact for any
     positive bias; a large one gives the comparison it feeds a margin of a whole count).
+
+    The model is finite where the program is symbolic: its positional table has one row per
+    residue of the program's period (the lcm of its moduli), and each local offset is a head
+    with residual slots of its own and a bias table as wide as the farthest offset.
+    ``max_period``, ``max_local_offsets`` and ``max_window`` bound these; the compiler computes
+    all three before it builds anything and refuses a program beyond them (``crasp compile
+    --max-period / --max-local-offsets / --max-window`` raise them).
     """
 
     max_length: int = 4096
     dtype: str = "float64"
     device: str = "cpu"
     local_bias: float | None = None
+    max_period: int = 1 << 16
+    max_local_offsets: int = 4096
+    max_window: int = 1 << 16
 
     def __post_init__(self) -> None:
         if self.dtype not in _UNIT_ROUNDOFF:
@@ -48,6 +58,8 @@ class CompileConfig:
                 f"max_length must be between 1 and {limit} in {self.dtype} (counts beyond that "
                 f"are not exact integers), not {self.max_length}"
             )
+        if self.max_period < 1 or self.max_local_offsets < 0 or self.max_window < 1:
+            raise ConfigError("max_period and max_window must be >= 1, max_local_offsets >= 0")
         if self.local_bias is not None and not (0 < self.local_bias < 80):
             raise ConfigError(f"local_bias must be in (0, 80), not {self.local_bias}")
 

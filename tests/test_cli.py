@@ -69,7 +69,7 @@ def test_program_errors_are_located(tmp_path):
     bad.write_text('C = #"a"\nD = C && "b"\n')
     status, _, err = crasp("run", str(bad), "a")
     assert status == 1
-    assert err.startswith(f"{bad}:2:5: error: '&&' combines Booleans")
+    assert err.startswith(f"crasp: error: {bad}:2:5: '&&' combines Booleans")
     assert "Traceback" not in err
 
 

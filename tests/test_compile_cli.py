@@ -36,6 +36,8 @@ def test_compile_refuses_what_it_cannot_do():
     if not torch.cuda.is_available():
         assert status == 1 and "no CUDA device" in err
     status, _, err = _run("compile", "dyck1", "--verify-length", "0")
+    assert status == 2 and "--verify-length: 0 is less than 1" in err
+    status, _, err = _run("compile", "dyck1", "--verify-length", str(2**60))
     assert status == 1 and "max_length must be" in err
     assert _run("compile", "dyck1", "--dtype", "float16")[0] == 2
 

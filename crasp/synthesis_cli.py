@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .arguments import SEED, integer, number
+
 
 def cmd_synthesize(args, out, err) -> int:
-    from tasks.cli import _resolve  # the task suite is only needed by this command
+    from tasks import registry  # the task suite is only needed by this command
+    from tasks.evidence.reference import check_reference
 
     from .synthesis import SynthesisConfig, synthesize
 
-    task = _resolve(args.task)
+    task = registry.get(args.task)
+    check_reference(task, seed=args.seed)  # the search trusts the reference: check it first
     config = SynthesisConfig(max_size=args.max_size, time_limit=args.time, positions=args.positions,
                              seed=args.seed)
     progress = None if args.quiet else (lambda line: print(line, file=err, flush=True))
@@ -49,11 +53,11 @@ def add_commands(commands) -> None:
     parser.add_argument("task", metavar="TASK")
     parser.add_argument("--positions", choices=["ape", "nope"], default="ape",
                         help="ape: periodic predicates and local guards allowed (default); nope: plain C-RASP")
-    parser.add_argument("--max-size", type=int, default=12, metavar="N",
+    parser.add_argument("--max-size", type=integer(minimum=0), default=12, metavar="N",
                         help="largest expression size (AST nodes) per output (default 12)")
-    parser.add_argument("--time", type=float, default=30.0, metavar="S",
+    parser.add_argument("--time", type=number(minimum=0), default=30.0, metavar="S",
                         help="time budget in seconds (default 30)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=SEED, default=0)
     parser.add_argument("--json", action="store_true",
                         help="print {program, size, checks, candidates, seconds, ...} as JSON")
     parser.add_argument("--out", metavar="FILE", help="write the program to FILE (.cr)")

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import sys
 from pathlib import Path
 
+from crasp.arguments import NONNEGATIVE, POSITIVE, SEED
 from crasp.checker import check
 
 from . import registry
@@ -105,10 +104,24 @@ def cmd_verify(args, out, err) -> int:
 
 
 def _resolve(name: str) -> Task:
-    """A registered task, or ``module:attribute`` importable from the working directory."""
-    if ":" in name and "" not in sys.path and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    """A registered task, ``re:ALPHABET:REGEX``, or ``module:task`` importable from the working
+    directory (:func:`tasks.loading.load_task`)."""
     return registry.get(name)
+
+
+class Families:
+    """The families of the registered tasks, as argparse ``choices``: read when argparse first
+    asks (a usage error, ``--help``), so that building the parser does not load the suite.
+
+    >>> "formal" in Families(), "nosuch" in Families()
+    (True, False)
+    """
+
+    def __iter__(self):
+        return iter(dict.fromkeys(t.family for t in registry.all_tasks()))
+
+    def __contains__(self, family: object) -> bool:
+        return family in list(self)
 
 
 def cmd_predict(args, out, err) -> int:
@@ -241,7 +254,8 @@ def add_commands(commands) -> None:
         "labels and the status of its library programs (size, depth, periodic/local needs).",
     )
     tasks_p.add_argument("--json", action="store_true", help="everything, as JSON")
-    tasks_p.add_argument("--family", help="only this family: algorithmic, formal or arithmetic")
+    tasks_p.add_argument("--family", choices=Families(), metavar="FAMILY",
+                         help="only this family: %(choices)s")
     tasks_p.set_defaults(handler=cmd_tasks)
 
     verify_p = commands.add_parser(
@@ -255,10 +269,13 @@ def add_commands(commands) -> None:
     verify_p.add_argument("--program", metavar="FILE", help="a .cr file (default: the library program)")
     verify_p.add_argument("--variant", choices=["ape", "nope"], default="ape",
                           help="which library program: ape (periodic/local allowed) or nope (plain)")
-    verify_p.add_argument("--exhaustive-length", type=int, help="longest exhaustively checked input")
-    verify_p.add_argument("--samples", type=int, default=200, help="random inputs (default 200)")
-    verify_p.add_argument("--max-length", type=int, default=500, help="longest random input (default 500)")
-    verify_p.add_argument("--seed", type=int, default=0)
+    verify_p.add_argument("--exhaustive-length", type=NONNEGATIVE, metavar="N",
+                          help="longest exhaustively checked input")
+    verify_p.add_argument("--samples", type=NONNEGATIVE, default=200, metavar="N",
+                          help="random inputs (default 200)")
+    verify_p.add_argument("--max-length", type=POSITIVE, default=500, metavar="N",
+                          help="longest random input (default 500)")
+    verify_p.add_argument("--seed", type=SEED, default=0)
     verify_p.add_argument("--trace", metavar="FILE", help="write the counterexample's trace (.html or .txt)")
     verify_p.set_defaults(handler=cmd_verify)
 
@@ -276,7 +293,8 @@ def add_commands(commands) -> None:
     )
     predict_p.add_argument("task", metavar="TASK", nargs="?")
     predict_p.add_argument("--all", action="store_true", help="every registered task, as a table")
-    predict_p.add_argument("--family", help="with --all: only this family (algorithmic, formal, arithmetic)")
+    predict_p.add_argument("--family", choices=Families(), metavar="FAMILY",
+                           help="with --all: only this family (%(choices)s)")
     predict_p.add_argument("--program", metavar="FILE", action="append",
                            help="a candidate .cr program for TASK (repeatable); verified before it counts")
     predict_p.add_argument("--quick", action="store_true",
@@ -302,7 +320,7 @@ def add_commands(commands) -> None:
     predict_p.add_argument("--no-synthesis", action="store_true",
                            help="do not search for a program when none is given or verified")
     predict_p.add_argument("--json", action="store_true", help="the prediction(s) as JSON")
-    predict_p.add_argument("--seed", type=int, default=0)
+    predict_p.add_argument("--seed", type=SEED, default=0)
     predict_p.set_defaults(handler=cmd_predict)
 
 

@@ -15,7 +15,6 @@ the token sequence a model (or a program) sees, with the positions whose next st
 from __future__ import annotations
 
 import enum
-import importlib
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Callable, Iterable, Iterator, Sequence
@@ -321,7 +320,8 @@ def get(name: str) -> Task:
     ``re:ALPHABET:REGEX`` is the accept task of a regular expression (:func:`tasks.regular.regex_task`,
     e.g. ``re:ab:(ab|bba)*``).
 
-    Importing ``module`` also registers any tasks it defines with :func:`task`.
+    Importing ``module`` also registers any tasks it defines with :func:`task`; loading it, and
+    every error on the way, is :func:`tasks.loading.load_task`.
     """
     if name.startswith("re:"):
         from .regular import regex_task
@@ -332,7 +332,9 @@ def get(name: str) -> Task:
         return regex_task(expression, alphabet, name=name)
     _load_builtin()
     if ":" in name and name not in _REGISTRY:
-        return _from_module(name)
+        from .loading import load_task
+
+        return load_task(name)
     if name not in _REGISTRY:
         aliased = [t for t in _REGISTRY.values() if name in t.aliases]
         if aliased:
@@ -341,24 +343,6 @@ def get(name: str) -> Task:
         hint = f"; did you mean {', '.join(close[:5])}?" if close else ""
         raise TaskError(f"no task named {name!r}{hint} (`crasp tasks` lists them)")
     return _REGISTRY[name]
-
-
-def _from_module(spec: str) -> Task:
-    module_name, _, attribute = spec.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise TaskError(f"cannot import module {module_name!r} for task {spec!r}: {error}") from None
-    value = getattr(module, attribute, None)
-    if isinstance(value, Task):
-        return value
-    if attribute in _REGISTRY:
-        return _REGISTRY[attribute]
-    if callable(value):
-        found = [t for t in _REGISTRY.values() if t.reference == f"{value.__module__}.{value.__qualname__}"]
-        if found:
-            return found[0]
-    raise TaskError(f"{spec!r} is not a task: {module_name} has no Task or @task function {attribute!r}")
 
 
 def names(family: str | None = None) -> list[str]:

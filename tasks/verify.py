@@ -216,6 +216,9 @@ def verify(
             raise TaskError(f"task {task.name!r} has no {variant} program: {reason}")
     checked = program if isinstance(program, CheckedProgram) else check(program)
     _check_outputs(task, checked)
+    from .evidence.reference import check_reference  # here: the evidence sources import this module
+
+    check_reference(task, inputs=60, seed=seed)  # once per task object: the reference is what is trusted
     rng = np.random.default_rng(seed)
     default_length, default_symbols = default_exhaustive(task, exhaustive_budget)
     length = default_length if exhaustive_length is None else exhaustive_length

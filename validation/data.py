@@ -25,6 +25,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
+from tasks.evidence.reference import check_reference
 from tasks.registry import EOS, Example, Format, Task
 
 from .config import ValidationError
@@ -139,7 +140,9 @@ def _longest_test_sequence(task: Task) -> int:
 
 
 def held_out_sets(task: Task, size: int, seed: int = 0) -> list[list[Example]]:
-    """``size`` examples per length bin (offset 0), the same for every run that uses ``seed``."""
+    """``size`` examples per length bin (offset 0), the same for every run that uses ``seed``; the
+    task's reference is checked first (once per task object)."""
+    check_reference(task)
     rng = np.random.default_rng([seed, 7])
     return [task.sample_bin(low, high, size, rng) for low, high in task.bins]
 
@@ -167,6 +170,7 @@ class TrainingStream:
     """
 
     def __init__(self, task: Task, seed: int, fixed_size: int | None = None) -> None:
+        check_reference(task)  # training data are the reference's answers: check it (once per task object)
         self.task = task
         self.rng = np.random.default_rng([seed, 1])
         self.fixed: list[Example] | None = None

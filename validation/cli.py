@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 DEFAULT_STORE = "validation-runs"
 
 
@@ -100,11 +98,14 @@ def cmd_validate(args, out, err) -> int:
 def cmd_report(args, out, err) -> int:
     from . import report
     from .config import ValidationError
-    from .store import Store
+    from .store import Store, has_store, repair
 
-    if not (Path(args.store) / "runs.sqlite").is_file():
+    if not has_store(args.store):  # a store whose SQLite file is gone but whose checkpoints are not is refused by Store
         raise ValidationError(f"{args.store}: no run store here (run `crasp validate` first, or give --store)")
-    store = Store(args.store)
+    if args.repair:
+        for line in repair(args.store).lines():
+            print(line, file=out)
+    store = Store(args.store)  # checked when opened: a damaged store raises, naming the damage and --repair
     tasks = args.tasks or None
     path = report.write(store, args.out, preset=args.preset, tasks=tasks)
     print(path.read_text(encoding="utf-8"), file=out)
@@ -194,4 +195,7 @@ def add_commands(commands) -> None:
     report_p.add_argument("--store", default=DEFAULT_STORE, help=f"run store folder (default {DEFAULT_STORE})")
     report_p.add_argument("--preset", help="only runs of this preset")
     report_p.add_argument("--out", default="validation-report", help="folder for report.md and plots")
+    report_p.add_argument("--repair", action="store_true",
+                          help="first repair a damaged store: move a damaged runs.sqlite aside (never deleted), "
+                               "rebuild the rows its checkpoints allow, and say what could not be recovered")
     report_p.set_defaults(handler=cmd_report)

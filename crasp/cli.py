@@ -10,7 +10,6 @@ output) is an error, never a silent success; symbols the terminal cannot encode 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from pathlib import Path
@@ -26,8 +25,9 @@ from .parser import parse, parse_file
 from .printer import format_program
 
 
-EXTENSIONS = ("tasks.cli", "limit_transformer.cli", "validation.cli", "crasp.synthesis_cli")
-"""Modules whose ``add_commands(subparsers)`` adds subcommands to ``crasp``."""
+COMMANDS_GROUP = "crasp.commands"
+"""The entry-point group through which packages built on crasp add subcommands: each entry names
+an ``add_commands(subparsers)`` function (see pyproject.toml). crasp itself names none of them."""
 
 
 class CommandError(CraspError):
@@ -174,13 +174,6 @@ def cmd_fmt(args, out, err) -> int:
     return status
 
 
-def cmd_demo(args, out, err) -> int:
-    from .demo import demo
-
-    demo(Path(args.out), out)
-    return 0
-
-
 # ---------------------------------------------------------------- parser and entry point
 
 
@@ -225,18 +218,16 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--check", action="store_true", help="exit 1 if a file is not formatted")
     fmt_p.set_defaults(handler=cmd_fmt)
 
-    demo_p = commands.add_parser("demo", help="a short tour on the library's programs")
-    demo_p.add_argument("--out", default="demo-output", help="folder for the demo's files")
-    demo_p.set_defaults(handler=cmd_demo)
-
-    for module in EXTENSIONS:
-        # Packages built on crasp add their commands here; crasp itself imports none of them.
-        try:
-            extension = importlib.import_module(module)
-        except ModuleNotFoundError:  # pragma: no cover - a partial installation
-            continue
-        extension.add_commands(commands)
+    for entry in _extensions():
+        entry.load()(commands)
     return parser
+
+
+def _extensions() -> list:
+    """The ``crasp.commands`` entry points, in their declared order (ordered by name)."""
+    from importlib.metadata import entry_points
+
+    return sorted(entry_points(group=COMMANDS_GROUP), key=lambda entry: entry.name)
 
 
 def _version() -> str:

@@ -112,7 +112,7 @@ def test_a_regular_expression_is_a_task_everywhere_a_task_is_named(tmp_path):
 
 
 def test_the_demo_decides_new_tasks():
-    from crasp.demo import _new_tasks
+    from validation.demo import _new_tasks
 
     lines: list[str] = []
     _new_tasks(lines.append)

@@ -146,7 +146,19 @@ def cmd_arithmetic(args, out, err) -> int:
     return 0
 
 
+def cmd_demo(args, out, err) -> int:
+    from pathlib import Path
+
+    from .demo import demo
+
+    demo(Path(args.out), out)
+    return 0
+
+
 def add_commands(commands) -> None:
+    demo_p = commands.add_parser("demo", help="a short end-to-end tour of the toolkit on embedded defaults")
+    demo_p.add_argument("--out", default="demo-output", help="folder for the demo's files")
+    demo_p.set_defaults(handler=cmd_demo)
     validate_p = commands.add_parser(
         "validate", help="train transformers on a task and store accuracy per length bin",
         description="Train GPT-2-style transformers on TASK under a preset (cpu: small, for a laptop; paper: the "

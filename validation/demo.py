@@ -1,4 +1,8 @@
-"""The demo behind ``crasp demo``: a short, real run of the toolkit on embedded defaults."""
+"""The demo behind ``crasp demo``: a short, real run of the toolkit on embedded defaults.
+
+It lives in the top layer because it shows every package: programs (crasp), compiled models
+(limit_transformer), tasks and predictions (tasks) and training (validation).
+"""
 
 from __future__ import annotations
 
@@ -8,11 +12,11 @@ from typing import TextIO
 
 import numpy as np
 
-from . import builder, library
-from .checker import check
-from .interpreter import run
-from .printer import format_program
-from .trace import trace, write_traces
+from crasp import builder, library
+from crasp.checker import check
+from crasp.interpreter import run
+from crasp.printer import format_program
+from crasp.trace import trace, write_traces
 
 _SAMPLES = {
     "dyck1": ["( ( ) ( ) )", "( ) ) (", "( ( )"],

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .arguments import SEED, integer, number
+from crasp.arguments import SEED, integer, number
 
 
 def cmd_synthesize(args, out, err) -> int:
-    from tasks import registry  # the task suite is only needed by this command
-    from tasks.evidence.reference import check_reference
+    from crasp.synthesis import SynthesisConfig, synthesize
 
-    from .synthesis import SynthesisConfig, synthesize
+    from . import registry
+    from .evidence.reference import check_reference
 
     task = registry.get(args.task)
     check_reference(task, seed=args.seed)  # the search trusts the reference: check it first

@@ -1,0 +1,49 @@
+"""The structure can only get better: upward imports, import cycles and name-string dispatch are
+held to the counts recorded in benchmarks/results/structure.json (``python benchmarks/structure.py``
+rewrites it after an improvement)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _structure():
+    spec = importlib.util.spec_from_file_location("structure", ROOT / "benchmarks" / "structure.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["structure"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_new_upward_imports_cycles_or_name_dispatch():
+    measured = _structure().measure()
+    recorded = json.loads((ROOT / "benchmarks" / "results" / "structure.json").read_text())
+    known = {(f["module"], f["what"]) for f in recorded["upward_imports"]}
+    new = [f for f in measured["upward_imports"] if (f["module"], f["what"]) not in known]
+    assert not new, f"new upward imports (a lower package naming a higher one): {new}"
+    assert len(measured["cycles"]) <= recorded["counts"]["cycles"], measured["cycles"]
+    for group in measured["cycles"]:
+        assert any(set(group) <= set(old) for old in recorded["cycles"]), f"a new import cycle: {group}"
+    assert len(measured["name_dispatch"]) <= recorded["counts"]["name_dispatch"], (
+        "new dispatch on a task name or a positional scheme string: ask the task's fields or the scheme object")
+
+
+def test_the_measure_sees_an_upward_import(tmp_path, monkeypatch):
+    structure = _structure()
+    (tmp_path / "crasp").mkdir()
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "crasp" / "__init__.py").write_text("def f():\n    from tasks import registry\n")
+    (tmp_path / "tasks" / "__init__.py").write_text("import importlib\nimportlib.import_module('validation.cli')\n")
+    (tmp_path / "validation").mkdir()
+    (tmp_path / "validation" / "__init__.py").write_text("")
+    (tmp_path / "limit_transformer").mkdir()
+    (tmp_path / "limit_transformer" / "__init__.py").write_text("import tasks\n")
+    monkeypatch.setattr(structure, "ROOT", tmp_path)
+    found = {(f.module, f.what) for f in structure.upward(structure.modules())}
+    assert ("crasp", "imports tasks") in found and ("tasks", "names module 'validation.cli'") in found
+    assert ("limit_transformer", "imports tasks") in found  # siblings do not import each other

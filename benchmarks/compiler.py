@@ -14,7 +14,7 @@ in the memory budget are skipped and marked.
     python benchmarks/compiler.py --quick   # lengths up to 10^4, for a smoke run
     python benchmarks/compiler.py --rpos    # only R_pos of the APE translations, N = 64 ... 4096
 
-R_pos is the positional regularizer of Huang et al. (2025) (TASKS.md) of ``to_ape(model, N)``
+R_pos is the positional regularizer of Huang et al. (2025) of ``to_ape(model, N)``
 for each library program, computed from the translated model's weights.
 """
 

@@ -1,6 +1,6 @@
 """The algorithmic tasks of Huang et al. (2025) and their appendix task copy_every_kth.
 
-Formats and distributions follow the authors' public code (see TASKS.md): lengths uniform in
+Formats and distributions follow the authors' public code (see docs/tasks.md): lengths uniform in
 the bin, rejection of ties, distinct symbols where the task asks for them, and the random
 training offsets of each task. Every sampler takes a numpy Generator.
 
@@ -228,7 +228,7 @@ def _copy_kth_length(k: int):
 
 
 def copy_every_kth(k: int, vocabulary: int, bins: tuple[tuple[int, int], ...], name: str) -> Task:
-    """Copy every k-th of distinct symbols (Huang et al. 2025, appendix); see TASKS.md."""
+    """Copy every k-th of distinct symbols (Huang et al. 2025, appendix); see docs/tasks.md."""
     symbols = tuple(str(v) for v in range(vocabulary))
     max_length = bins[-1][1]
     adjusted_max = (max_length + 1) // k * k - 1

@@ -1,4 +1,4 @@
-"""The arithmetic tasks of the seed papers: Xu et al., Duan et al., Sabbaghi et al. (TASKS.md section 3).
+"""The arithmetic tasks of the seed papers: Xu et al., Duan et al., Sabbaghi et al. (formats in docs/arithmetic.md).
 
 A task's *length* is a number of digits (``task.measure``): the longest operand's for Xu et al.
 and Duan et al., the padded width class for Sabbaghi et al.

@@ -2,7 +2,7 @@
 
 A :class:`Preset` says, for a task and variant, which model to train and how (a :class:`Plan`),
 how many seeds must count, and what a seed needs to count. ``paper`` is the published protocol
-(TASKS.md sections 1-2); ``cpu`` a smaller one that finishes the eight algorithmic tasks on a
+(see docs/validation.md); ``cpu`` a smaller one that finishes the eight algorithmic tasks on a
 2-core machine.
 
 >>> from tasks import registry

@@ -9,7 +9,7 @@ from typing import Sequence
 
 from tasks import registry
 
-from .arithmetic import ABOVE, CASCADES_ABOVE, DOWNWARD, Cascades, Curve, Experiment, Kept
+from .arithmetic_claims import ABOVE, CASCADES_ABOVE, DOWNWARD, Cascades, Curve, Experiment, Kept
 from .config import Variant
 from .report import KEPT, Outcome, Row, _cells, bin_labels, pyplot, relative_verdict, row_of
 from .store import StoredRun

@@ -70,7 +70,7 @@ def parse_file(path: str | Path) -> ast.Program:
     """Parse the program stored at ``path`` (errors name the file)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark some editors write is dropped
     except UnicodeDecodeError as error:
         raise CraspSyntaxError(f"file is not UTF-8 text ({error.reason})", source=str(path)) from None
     return parse(text, source=str(path))

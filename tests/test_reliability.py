@@ -288,3 +288,15 @@ def test_an_unexpected_exception_is_one_bug_line_naming_the_version(monkeypatch)
     status, _, err = _crasp("check", "dyck1")
     assert status == 1 and err.startswith("crasp: internal error: ZeroDivisionError")
     assert "crasp-lengthgen" in err and "report" in err and "Traceback" not in err
+
+
+def test_a_byte_order_mark_and_crlf_line_ends_are_read_as_text(tmp_path):
+    from crasp.parser import parse_file
+
+    program = tmp_path / "bom.cr"
+    program.write_bytes(b'\xef\xbb\xbfA = #"a" > 0\r\nB = A\r\n')
+    assert parse_file(program) == parse('A = #"a" > 0\nB = A\n')
+    binary = tmp_path / "binary.cr"
+    binary.write_bytes(bytes(range(128, 256)))
+    status, _, err = _crasp("check", str(binary))
+    assert status == 1 and "not UTF-8" in err

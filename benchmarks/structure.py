@@ -57,10 +57,10 @@ def _resolve(module: str, node: ast.ImportFrom, is_package: bool) -> str:
 
 
 def imports(module: str, path: Path) -> list[tuple[str, int]]:
-    """Every module ``module`` imports (inside functions too), with its line."""
+    """Every module ``module`` imports (inside functions too; not those only for type checkers), with its line."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found = []
-    for node in ast.walk(tree):
+    for node in _runtime_nodes(tree):
         if isinstance(node, ast.Import):
             found += [(alias.name, node.lineno) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -68,6 +68,20 @@ def imports(module: str, path: Path) -> list[tuple[str, int]]:
             found.append((target, node.lineno))
             found += [(f"{target}.{alias.name}", node.lineno) for alias in node.names]
     return found
+
+
+def _runtime_nodes(tree: ast.AST):
+    """Every node, except the bodies of ``if TYPE_CHECKING:`` (imports that never run)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            test = getattr(child, "test", None)
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(test):
+                stack.extend(child.orelse)
+                continue
+            stack.append(child)
 
 
 def upward(table: dict[str, Path]) -> list[Finding]:

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import anchors, programs
 from .findings import Strength, published
-from .registry import BOS, INVALID, Format, Labels, Task
+from .types import BOS, INVALID, Format, Labels, Task
 from .split import Split
 
 TRAIN_RANGE = (0, 50)

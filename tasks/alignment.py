@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .arithmetic import DIGITS, PAD
-from .registry import Task, TaskError
+from .types import Task, TaskError
 
 FIELD_TOKENS = frozenset((*DIGITS, PAD))
 PADDING = frozenset(("0", PAD))

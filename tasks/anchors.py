@@ -12,7 +12,7 @@ import functools
 import io
 from importlib import resources
 
-from .registry import Anchor
+from .types import Anchor
 
 
 @functools.cache

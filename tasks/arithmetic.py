@@ -30,7 +30,7 @@ import numpy as np
 
 from . import anchors, arithmetic_programs
 from .algorithmic import PLAIN_CONTAINED
-from .registry import Anchor, Format, Labels, Task
+from .types import Anchor, Format, Labels, Task
 from .split import Split
 
 DIGITS = tuple("0123456789")

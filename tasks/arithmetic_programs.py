@@ -26,7 +26,7 @@ from __future__ import annotations
 from crasp import builder as b
 from crasp.ast import Program
 
-from .registry import BOS, EOS
+from .types import BOS, EOS
 
 WIDTH = 20
 OUT_WIDTH = 21

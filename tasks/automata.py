@@ -18,7 +18,7 @@ from typing import Hashable, Sequence
 
 import numpy as np
 
-from .registry import EOS, TaskError
+from .types import EOS, TaskError
 
 State = Hashable
 

@@ -37,7 +37,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .split import Split
-from .registry import INVALID, Format, Task, TaskError
+from .types import INVALID, Format, Task, TaskError
 
 
 class CommunicationError(TaskError):

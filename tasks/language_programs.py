@@ -20,7 +20,7 @@ from crasp import builder as b
 from crasp.ast import Program
 
 from .programs import relative_residues
-from .registry import BOS, EOS
+from .types import BOS, EOS
 
 
 def _declare(pb: b.ProgramBuilder, live: b.Expr, legal: dict[str, b.Operand]) -> Program:

@@ -25,7 +25,7 @@ from . import anchors, automata
 from . import language_programs as lp
 from .algorithmic import HUANG, LABELS, PLAIN_CONTAINED
 from .findings import published
-from .registry import Anchor, Dataset, Format, Labels, Task, TaskError
+from .types import Anchor, Dataset, Format, Labels, Task, TaskError
 
 Window = Callable[[int, int, np.random.Generator], tuple[str, ...]]
 

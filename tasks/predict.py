@@ -36,7 +36,7 @@ from .evidence import programs as program_evidence
 from .evidence.context import Context
 from .evidence.reference import check_reference
 from .findings import DEFAULT, QUICK, SCHEME_TITLES, SCHEMES, Budget, Finding, Strength, TaskError, Verdict
-from .registry import Format, Labels, Task
+from .types import Format, Labels, Task
 
 CONTAINMENT = ("a NoPE transformer is an APE transformer whose positional table is zero, and plain C-RASP is "
                "contained in C-RASP[periodic, local]")

@@ -17,7 +17,7 @@ from typing import Sequence
 from crasp import builder as b
 from crasp.ast import Program
 
-from .registry import BOS, EOS, SEP
+from .types import BOS, EOS, SEP
 
 
 def _equal(p: b.Expr, q: b.Expr) -> b.Expr:

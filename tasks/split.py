@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .registry import Task
+    from .types import Task
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from crasp.interpreter import RunResult, run_in_chunks
 from crasp.trace import Trace, trace
 
 from .coverage import Exercise, derived_inputs, exercise, largest_constant, probe_program, probes
-from .registry import Example, Format, Task, TaskError
+from .types import Example, Format, Task, TaskError
 
 EXHAUSTIVE_BUDGET = 20_000  # inputs enumerated by default
 BIN_SAMPLES = 10  # inputs drawn from each published bin, as the published generator draws them

@@ -17,7 +17,7 @@ from tasks.communication import (
     default_split,
     exact_polynomial,
 )
-from tasks import registry
+from tasks import catalogue, registry
 from tasks.registry import INVALID, Format
 
 VECTORISED = [t.name for t in tasks.all_tasks() if t.batch_answer is not None]
@@ -108,7 +108,7 @@ def test_growth_is_classified_with_its_evidence():
 def scratch_registry(monkeypatch):
     """Tasks registered in a test disappear after it."""
     tasks.names()  # the built-in suite first
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    monkeypatch.setattr(catalogue, "_REGISTRY", dict(catalogue._REGISTRY))
 
 
 def test_a_sampled_lower_bound_overturns_a_constant_fit(scratch_registry):

@@ -12,7 +12,7 @@ import pytest
 import tasks
 from crasp.cli import main
 from crasp.parser import parse
-from tasks import registry
+from tasks import catalogue, registry
 from tasks.arithmetic import MODULI
 from tasks.evidence import truncation as truncation_evidence
 from tasks.findings import QUICK, Budget, Fact, Finding, Strength, TaskError
@@ -166,7 +166,7 @@ def test_a_modulus_whose_answer_needs_the_top_trained_digit_is_undetermined_belo
 @pytest.fixture
 def scratch_registry(monkeypatch):
     tasks.names()
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    monkeypatch.setattr(catalogue, "_REGISTRY", dict(catalogue._REGISTRY))
 
 
 def test_a_given_program_decides_and_a_wrong_one_is_refuted(scratch_registry):

@@ -13,7 +13,7 @@ import pytest
 
 import tasks
 from crasp.cli import main
-from tasks import registry
+from tasks import catalogue, registry
 from tasks.evidence.reference import check_reference
 from tasks.loading import load_task
 from tasks.registry import EOS, Format, TaskError
@@ -52,7 +52,7 @@ def user_dir(tmp_path, monkeypatch):
     """The current directory is tmp_path; modules written there, sys.path and the registry are
     restored after the test."""
     tasks.names()  # the suite first
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    monkeypatch.setattr(catalogue, "_REGISTRY", dict(catalogue._REGISTRY))
     monkeypatch.setattr(sys, "path", list(sys.path))
     monkeypatch.chdir(tmp_path)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 import tasks
-from tasks import registry
+from tasks import catalogue
 
 
 def _strings(symbols):
@@ -27,7 +27,7 @@ def task(name, **options):
     """``@tasks.task``, keeping the task here instead of in the registry."""
     def define(reference):
         tasks.task(name, replace=True, **options)(reference)
-        TASKS[name] = registry._REGISTRY.pop(name)
+        TASKS[name] = catalogue._REGISTRY.pop(name)
         return reference
     return define
 

@@ -113,7 +113,7 @@ def _new_tasks(say) -> None:
     from limit_transformer import compile as compile_program
     from limit_transformer.verify import verify as verify_compiled
 
-    from .synthesis import SynthesisConfig, synthesize
+    from crasp.synthesis import SynthesisConfig, synthesize
 
     divisible = tasks.Task(
         name="demo_a_count_div3", family="user", format=tasks.Format.ACCEPT, symbols=("a", "b"), outputs=(),

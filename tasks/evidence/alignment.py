@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..alignment import leading_operand_width, relative_alignment
 from ..findings import Budget, Finding, Strength, Verdict, silent
-from ..registry import Task, TaskError
+from ..types import Task, TaskError
 from .context import Context
 
 SOURCE = "alignment"

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..communication import Analysis, CommunicationError, analyse, relevant_share
 from ..findings import Budget, Finding, Strength, Verdict, silent
-from ..registry import Format, Task
+from ..types import Format, Task
 from .context import Context
 
 SOURCE = "communication"

@@ -8,7 +8,7 @@ user's module gets the same treatment as one of the suite. Its strength is the f
 from __future__ import annotations
 
 from ..findings import Budget, Finding, Verdict, silent
-from ..registry import Task
+from ..types import Task
 from .context import Context
 
 SOURCE = "published"

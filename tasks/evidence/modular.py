@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..findings import QUICK, Budget, Finding, Strength, Verdict, silent
-from ..registry import Format, Task
+from ..types import Format, Task
 from .context import Context
 
 SOURCE = "modular counting"

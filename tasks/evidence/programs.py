@@ -23,7 +23,7 @@ from crasp.protocol import message_size
 
 from ..findings import Budget, Finding, Strength, Verdict, silent
 from ..ranges import ranges
-from ..registry import Task
+from ..types import Task
 from ..verify import Report, verify
 from .context import Context
 

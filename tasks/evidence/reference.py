@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..registry import Format, Task, TaskError
+from ..types import Format, Task, TaskError
 
 
 def _show(x: tuple[str, ...]) -> str:

@@ -31,7 +31,7 @@ import numpy as np
 from crasp.ast import Program
 
 from ..findings import Budget, Finding, Strength, TaskError, Verdict, silent
-from ..registry import Format, Task
+from ..types import Format, Task
 from .context import Context
 
 SOURCE = "regular language"

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import arithmetic
 from ..findings import Budget, Finding, Strength, Verdict, silent
-from ..registry import Task
+from ..types import Task
 from . import programs
 from .context import Context
 

@@ -22,7 +22,7 @@ from typing import Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..registry import TaskError
+from ..types import TaskError
 from .regex import alphabet_tuple, parse_regex, subset_automaton
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ..registry import TaskError
+from ..types import TaskError
 from .dfa import Dfa, from_table
 from .regex import alphabet_tuple
 

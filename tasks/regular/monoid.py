@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from ..registry import TaskError
+from ..types import TaskError
 from .dfa import Dfa
 
 DEFAULT_LIMIT = 500_000

@@ -34,7 +34,7 @@ from __future__ import annotations
 from crasp import ast
 from crasp.builder import Expr, ProgramBuilder, any_of, count, sum_of, tok, where
 
-from ..registry import BOS
+from ..types import BOS
 from .decide import decide_nope, separate_component
 from .dfa import Dfa, minimize
 from .monoid import strongly_connected_components

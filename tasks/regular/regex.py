@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence, Union as TypingUnion
 
-from ..registry import TaskError
+from ..types import TaskError
 
 METACHARACTERS = frozenset("|()*+?[].^-\\")
 

@@ -23,7 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..registry import BOS, EOS, Format, Labels, Task, TaskError
+from ..types import BOS, EOS, Format, Labels, Task, TaskError
 from .dfa import Dfa, from_regex, minimize
 from .regex import alphabet_tuple
 

@@ -33,7 +33,7 @@ LABELS = f"{HUANG}: expressibility labels of the experiments"
 PLAIN_CONTAINED = "not expressible (plain C-RASP is contained in C-RASP[periodic, local]; see APE)"
 """Why a task without an APE program has no NoPE one either."""
 
-THEOREM_12 = (
+THEOREM_12_STATEMENT = (
     "Theorem 12 of Huang et al. (2025): a Limit Transformer with PERIODIC and LOCAL (so every "
     "C-RASP[periodic, local] program) lets Alice, holding the first half of the input, send O(log N) "
     "bits from which Bob computes every output on the second half."
@@ -348,7 +348,7 @@ def builtin_tasks() -> list[Task]:
             labels=labelled("repeat_copy"),
             no_program={
                 "ape": "not expressible: copying a string over {a, b} takes N bits of one-way "
-                       "communication when Alice holds the first half, but " + THEOREM_12,
+                       "communication when Alice holds the first half, but " + THEOREM_12_STATEMENT,
                 "nope": PLAIN_CONTAINED,
             },
             anchors=anchors.algorithmic("repeat_copy"),
@@ -396,7 +396,7 @@ def builtin_tasks() -> list[Task]:
             no_program={
                 "ape": "not expressible: with the sum written most significant bit first, Bob (holding "
                        "the second operand) needs about N bits about the first operand to write the "
-                       "sum, but " + THEOREM_12,
+                       "sum, but " + THEOREM_12_STATEMENT,
                 "nope": PLAIN_CONTAINED,
             },
             anchors=anchors.algorithmic("addition"),

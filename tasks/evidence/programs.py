@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from crasp.ast import Program
 from crasp.checker import CheckedProgram, check
 from crasp.errors import CraspError
-from crasp.protocol import message_size
+from crasp.theorem12 import message_size
 
 from ..findings import Budget, Finding, Strength, Verdict, silent
 from ..ranges import ranges

@@ -12,7 +12,7 @@ from crasp.errors import InputError
 from crasp.interpreter import run
 from crasp.library import load
 from crasp.parser import parse
-from crasp.protocol import alice, bob, counts_of, message_size
+from crasp.theorem12 import alice, bob, counts_of, message_size
 from crasp.strategies import offsets, programs, token_sequences
 
 

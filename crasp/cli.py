@@ -10,6 +10,7 @@ output) is an error, never a silent success; symbols the terminal cannot encode 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -291,10 +292,12 @@ def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
 def _dispatch(argv: Sequence[str] | None, out: _Output, err: _Output) -> int:
     parser = build_parser()
     try:
-        # Tokens may follow options (crasp run P --offset 1 a b): argparse leaves them as extras.
-        args, extras = parser.parse_known_args(argv)
-        if extras and (args.command != "run" or any(e.startswith("--") for e in extras)):
-            parser.error(f"unrecognized arguments: {' '.join(extras)}")
+        # argparse writes usage and --help itself: to the streams this call was given.
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+            # Tokens may follow options (crasp run P --offset 1 a b): argparse leaves them as extras.
+            args, extras = parser.parse_known_args(argv)
+            if extras and (args.command != "run" or any(e.startswith("--") for e in extras)):
+                parser.error(f"unrecognized arguments: {' '.join(extras)}")
         if extras:
             args.tokens = [*args.tokens, *extras]
     except SystemExit as stop:  # argparse reports usage errors itself (exit 2; --help exits 0)

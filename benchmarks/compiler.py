@@ -39,7 +39,7 @@ from crasp import check, library  # noqa: E402
 from limit_transformer import CompileConfig, CompileError, compile  # noqa: E402
 from limit_transformer.ape import positional_regularizer, to_ape  # noqa: E402
 from limit_transformer.runner import prepare  # noqa: E402
-from limit_transformer.verify import compare, random_inputs  # noqa: E402
+from limit_transformer.agreement import compare, random_inputs  # noqa: E402
 from tasks import registry  # noqa: E402
 
 SELECTED_TASKS = ("majority", "sort", "bin_majority_interleave", "tomita_4", "d_2", "aa_star",

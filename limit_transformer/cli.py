@@ -19,7 +19,7 @@ def cmd_compile(args, out, err) -> int:
     from .compiler import compile_program
     from .config import CompileConfig, ConfigError
     from .properties import check_properties
-    from .verify import verify
+    from .agreement import verify
 
     config = CompileConfig(max_length=args.verify_length, dtype=args.dtype, device=args.device,
                            max_period=args.max_period, max_local_offsets=args.max_local_offsets,

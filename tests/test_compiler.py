@@ -12,7 +12,7 @@ from limit_transformer import CompileConfig, CompileError, ConfigError, compile,
 from limit_transformer.compiler import (
     BOS_TOKEN, allocate_layers, dependency_graph, eliminate_dead_slots, lower,
 )
-from limit_transformer.verify import compare, random_inputs, verify
+from limit_transformer.agreement import compare, random_inputs, verify
 from tasks import registry
 
 TASK_PROGRAMS = [

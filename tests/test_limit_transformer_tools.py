@@ -11,7 +11,7 @@ from limit_transformer import compile, run
 from limit_transformer.ape import TranslationError, positional_regularizer, to_ape
 from limit_transformer.export import ExportError, load, save
 from limit_transformer.properties import PropertyViolation, check_properties
-from limit_transformer.verify import per_position, random_inputs
+from limit_transformer.agreement import per_position, random_inputs
 from tasks import registry
 
 LOCAL_PERIODIC = 'alphabet {"a", "b"}\nA = #[i - j in {1, 3}] "a" >= 1 && i mod 4 in {1, 2} || #"b" > #"a"'

@@ -62,7 +62,7 @@ def _verify_tasks(say) -> None:
 def _compile_library(say) -> None:
     try:
         from limit_transformer import check_properties, compile
-        from limit_transformer.verify import verify
+        from limit_transformer.agreement import verify
     except ImportError:  # pragma: no cover - crasp installed without the compiler
         say("(the limit_transformer package is not installed)")
         return
@@ -111,7 +111,7 @@ def _new_tasks(say) -> None:
         say("(the tasks package is not installed)")
         return
     from limit_transformer import compile as compile_program
-    from limit_transformer.verify import verify as verify_compiled
+    from limit_transformer.agreement import verify as verify_compiled
 
     from crasp.synthesis import SynthesisConfig, synthesize
 

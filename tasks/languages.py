@@ -220,6 +220,8 @@ class Language:
     ape: Callable | None = None
     nope: Callable | None = None
     nope_reason: str = ""
+    epochs: int = 100
+    """Training epochs of the published protocol (150 for the two languages the paper trains longer)."""
 
 
 def _languages() -> list[Language]:
@@ -237,12 +239,13 @@ def _languages() -> list[Language]:
                  ape=functools.partial(lp.length_mod, "a", 4), nope_reason=_unary_reason(4)),
         Language("abab_star", "(abab)*", "(abab)*", automata.cycle("ab", 2),
                  _words_of_cycle("abab"), (4, 500), ((4, 500), (501, 600), (600, 700)), (125, 25), False,
-                 ape=functools.partial(lp.alternating, "ab", 2), nope_reason=_ABAB_NOPE),
+                 ape=functools.partial(lp.alternating, "ab", 2), nope_reason=_ABAB_NOPE, epochs=150),
         Language("tomita_3", "tomita-3", "Tomita-3: no odd block of 1s directly followed by an odd block of 0s",
                  automata.tomita(3), _rejecting(_tomita_3, automata.tomita(3).accepts),
                  (1, 100), tomita_bins, (10_000, 2_000), True),
         Language("tomita_5", "tomita-5", "Tomita-5: even numbers of 0s and of 1s", automata.tomita(5),
-                 _rejecting(_tomita_stop, automata.tomita(5).accepts), (1, 100), tomita_bins, (10_000, 2_000), True),
+                 _rejecting(_tomita_stop, automata.tomita(5).accepts), (1, 100), tomita_bins, (10_000, 2_000), True,
+                 epochs=150),
         Language("tomita_6", "tomita-6", "Tomita-6: #0 - #1 divisible by 3", automata.tomita(6),
                  _rejecting(_tomita_stop, automata.tomita(6).accepts), (1, 100), tomita_bins, (10_000, 2_000), True),
         Language("d_2", "d-2", "D-2: balanced a/b brackets of depth at most 2", automata.bounded_dyck(2, "a", "b"),
@@ -323,7 +326,7 @@ def _task(language: Language) -> Task:
         description=language.description,
         reference=HUANG + ", formal language suite",
         sample_window=language.window,
-        dataset=Dataset(*language.sizes, unique=language.unique),
+        dataset=Dataset(*language.sizes, unique=language.unique, epochs=language.epochs),
         aliases=(language.paper_name,),
     )
 

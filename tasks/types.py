@@ -85,11 +85,13 @@ class Anchor:
 
 @dataclass(frozen=True)
 class Dataset:
-    """The published data-set protocol: sizes, and whether duplicate inputs are dropped."""
+    """The published data-set protocol: sizes, whether duplicate inputs are dropped, and the
+    training epochs the paper ran."""
 
     train_size: int
     test_size: int
     unique: bool = True
+    epochs: int = 100
 
 
 @dataclass(frozen=True)

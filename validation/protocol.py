@@ -93,8 +93,8 @@ def _published_config(task: Task, variant: Variant) -> tuple[ModelConfig, float]
 
 def _paper_plan(task: Task, variant: Variant) -> Plan:
     if task.family == "formal":
-        epochs = 150 if task.name in ("tomita_5", "abab_star") else 100
         sizes = task.dataset
+        epochs = sizes.epochs if sizes else 100
         train = TrainConfig(lr=1e-5, batch_size=16, weight_decay=0.1, epochs=epochs,
                             train_size=sizes.train_size if sizes else 10_000,
                             test_size=sizes.test_size if sizes else 2_000, eval_every=1_000)

@@ -1,19 +1,11 @@
-"""Task types: generators with references, formats, length bins, labels and their library programs.
+"""What a task is: its format, its examples, its labels, anchors and data-set protocol, and the
+Task itself (a generator with a reference, length bins and library programs).
 
 This module defines what a task is and imports no task; the catalogue of tasks is
 :mod:`tasks.catalogue`, and :mod:`tasks.registry` is the public face of both.
 
-A task draws an *input* x of a given length, computes the reference *answer*, and frames both as
-the token sequence a model (or a program) sees, with the positions whose next step is checked.
-
->>> import numpy as np
->>> from tasks import get
->>> task = get("bin_majority")
->>> example = task.example(("1", "0", "1"))
->>> example.tokens
-('<bos>', '1', '0', '1', '<sep>', '1', '<eos>')
->>> [(example.tokens[k], target) for k, target in zip(example.checked, example.targets)]
-[('<sep>', '1'), ('1', '<eos>')]
+>>> Dataset(10_000, 2_000).epochs
+100
 """
 
 from __future__ import annotations

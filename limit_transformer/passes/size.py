@@ -51,26 +51,20 @@ def model_size(checked: CheckedProgram) -> Size:
 def check_size(checked: CheckedProgram, config: CompileConfig) -> None:
     """Refuse, before building anything, a program whose model exceeds the config's limits."""
     size = model_size(checked)
-    program = checked.program
-    if size.period > config.max_period:
-        moduli = ", ".join(map(str, sorted(checked.info.periods)))
-        raise CompileError(
-            f"the model needs a positional table of {size.period} rows (the least common multiple of "
-            f"the moduli {moduli}), more than max_period={config.max_period}; raise it with "
-            "--max-period (CompileConfig(max_period=...)) if the memory is there",
-            None, source=program.source, text=program.text,
-        )
-    if size.local_offsets > config.max_local_offsets:
-        raise CompileError(
-            f"the model needs {size.local_offsets} local heads (one per offset of its guards), more "
-            f"than max_local_offsets={config.max_local_offsets}; raise it with --max-local-offsets "
-            "(CompileConfig(max_local_offsets=...)) if the memory is there",
-            None, source=program.source, text=program.text,
-        )
-    if size.window > config.max_window:
-        raise CompileError(
-            f"the model's local heads need a bias table {size.window} positions wide (the farthest "
-            f"guard offset, {size.window - 1}), more than max_window={config.max_window}; raise it with "
-            "--max-window (CompileConfig(max_window=...)) if the memory is there",
-            None, source=program.source, text=program.text,
-        )
+    moduli = ", ".join(map(str, sorted(checked.info.periods)))
+    limits = (
+        (size.period, "max_period", f"a positional table of {size.period} rows (the least common multiple "
+                                    f"of the moduli {moduli})"),
+        (size.local_offsets, "max_local_offsets", f"{size.local_offsets} local heads (one per offset of its guards)"),
+        (size.window, "max_window", f"a bias table {size.window} positions wide for its local heads (the "
+                                    f"farthest guard offset, {size.window - 1})"),
+    )
+    for needed, name, what in limits:
+        limit = getattr(config, name)
+        if needed > limit:
+            flag = "--" + name.replace("_", "-")
+            raise CompileError(
+                f"the model needs {what}, more than {name}={limit}; raise it with {flag} "
+                f"(CompileConfig({name}=...)) if the memory is there",
+                None, source=checked.program.source, text=checked.program.text,
+            )

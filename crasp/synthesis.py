@@ -321,29 +321,53 @@ class _Output:
     size: int | None = None
 
 
-def _targets(task, batch: _Batch, names: Sequence[str]) -> list[_Output]:
-    from tasks.registry import Format
+# ---------------------------------------------------------------- what synthesis asks of a task
 
+_TASK_CHECKS: tuple[Callable, Callable] | None = None
+
+
+def register_task_checks(verify: Callable, exhaustive_inputs: Callable) -> None:
+    """How candidate programs are verified against a task and a task's inputs enumerated.
+
+    The task suite registers its own (``tasks.verify.verify`` and ``exhaustive_inputs``) when it is
+    imported, so crasp needs no import of the packages built on it. A task given to
+    :func:`synthesize` has its ``format.value`` ("accept", "seq2seq", "next-set", ...), ``outputs``,
+    ``symbols``, ``sample``, ``min_length``, ``max_input_length()`` and ``enumerate_inputs``.
+    """
+    global _TASK_CHECKS
+    _TASK_CHECKS = (verify, exhaustive_inputs)
+
+
+def _task_checks() -> tuple[Callable, Callable]:
+    if _TASK_CHECKS is None:
+        raise SynthesisError("no way to verify programs against tasks is registered: import tasks first "
+                             "(or call crasp.synthesis.register_task_checks)")
+    return _TASK_CHECKS
+
+
+def _format(task) -> str:
+    return getattr(task.format, "value", task.format)
+
+
+def _targets(task, batch: _Batch, names: Sequence[str]) -> list[_Output]:
     where: list[int] = []
     values: list[object] = []
     for (example, _), base in zip(batch.examples, batch.starts.tolist()):
         where.extend(base + k for k in example.checked)
         values.extend(example.targets)
     where_array = np.array(where, dtype=np.int64)
-    if task.format is Format.ACCEPT:
+    if _format(task) == "accept":
         return [_Output("accept", where_array, np.array([bool(v) for v in values], dtype=bool))]
-    if task.format is Format.NEXT_SET:
+    if _format(task) == "next-set":
         return [_Output(t, where_array, np.array([t in v for v in values], dtype=bool)) for t in names]
     return [_Output(t, where_array, np.array([v == t for v in values], dtype=bool)) for t in names]
 
 
 def _output_names(task, examples: Sequence[tuple]) -> list[str]:
-    from tasks.registry import Format
-
-    if task.format is Format.ACCEPT:
+    if _format(task) == "accept":
         return ["accept"]
     seen: dict[str, None] = dict.fromkeys(task.outputs)
-    if task.format in (Format.SEQ2SEQ, Format.NEXT_SET):
+    if _format(task) in ("seq2seq", "next-set"):
         seen[_EOS] = None
     for example, _ in examples:
         for target in example.targets:
@@ -380,8 +404,7 @@ def _initial_examples(task, config: SynthesisConfig, rng: np.random.Generator) -
 
 def _exhaustive(task, config: SynthesisConfig) -> list:
     """Framed examples of every valid input up to the longest length within the budget."""
-    from tasks.verify import exhaustive_inputs
-
+    _, exhaustive_inputs = _task_checks()
     budget = config.exhaustive_inputs
     found: list = []
     if task.enumerate_inputs is not None:
@@ -1017,8 +1040,7 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
     :func:`tasks.verify.verify` (None when nothing was found within the budget: ``searched`` says
     what was tried). ``progress`` receives a line at least every ``config.progress_every`` seconds.
     """
-    from tasks.verify import verify
-
+    verify, _ = _task_checks()
     started = time.perf_counter()
     stats = _Stats(started=started, last_report=started)
     rng = np.random.default_rng(config.seed)

@@ -181,7 +181,7 @@ def cascades(result: Validation, store: Store, *, count: int, device: str = "cpu
 
 def kept_lines(result: Validation, store: Store) -> list[Kept]:
     """The calibrated lines of every run of an ``abc`` validation (read from its stored tables)."""
-    if Variant.parse(result.variant).positions != "abc":
+    if not Variant.parse(result.variant).scheme.calibrated:
         return []
     found = []
     for run in result.runs:

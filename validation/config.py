@@ -6,7 +6,9 @@ adds the task, variant and seed, and is the key a run is stored under.
 >>> ModelConfig.parse("2l4h256d")
 ModelConfig(n_layer=2, n_head=4, d_model=256, encoder=False, dropout=0.0)
 >>> Variant.parse("ape_reg1e-3")
-Variant(name='ape_reg1e-3', positions='ape', reg_coef=0.001, clip=0, kappa=0.0, every_layer=False)
+Variant(name='ape_reg1e-3', scheme=PositionScheme(name='ape'), reg_coef=0.001, clip=0, kappa=0.0, every_layer=False)
+>>> Variant.parse("upe8").positions, Variant.parse("upe8").scheme.uniform
+('upe', True)
 >>> Variant.parse("rpe16").clip
 16
 >>> Variant.parse("abc2").kappa
@@ -25,6 +27,8 @@ from dataclasses import dataclass
 
 from crasp.errors import CraspError
 from tasks import registry
+
+from .positions import SCHEMES, PositionScheme
 
 
 class ValidationError(CraspError):
@@ -78,7 +82,7 @@ RELATIVE_CLIP = 64
 
 
 SEQ2SEQ = {"sinusoidal": "sin", "abs": "abs", "abc": "abc"}
-"""Duan et al.'s variants (the encoder-decoder) and their ``positions``."""
+"""Duan et al.'s variants (the encoder-decoder) and the names of their schemes."""
 
 DUAN_KAPPA = 4.5
 """Duan et al.'s threshold for cross-attention lines (mean + 4.5 standard deviations)."""
@@ -86,7 +90,8 @@ DUAN_KAPPA = 4.5
 
 @dataclass(frozen=True)
 class Variant:
-    """How positions enter the model.
+    """How positions enter the model: a :class:`validation.positions.PositionScheme` (``scheme``;
+    built from its name when given one) and the variant's parameters of it.
 
     * ``ape``: a learned table of absolute positions, added to the token embeddings;
     * ``nope``: no positional information beyond the causal mask;
@@ -106,13 +111,25 @@ class Variant:
     """
 
     name: str
-    positions: str
+    scheme: PositionScheme
     reg_coef: float = 0.0
     clip: int = 0
     kappa: float = 0.0
     every_layer: bool = False
     """ABC only: the bias tables keep, per head, every line that head follows in any layer of the
     trained model (each layer thresholded on its own), not only in the last."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.scheme, str):
+            if self.scheme not in SCHEMES:
+                raise ValidationError(f"variant {self.name!r}: no positional scheme {self.scheme!r} "
+                                      f"(known: {', '.join(SCHEMES)})")
+            object.__setattr__(self, "scheme", SCHEMES[self.scheme])
+
+    @property
+    def positions(self) -> str:
+        """The name of the positional scheme (``ape``, ``nope``, ``rpe``, ``upe``, ``sin``, ``abs``, ``abc``)."""
+        return self.scheme.name
 
     @classmethod
     def parse(cls, text: str) -> "Variant":
@@ -148,7 +165,7 @@ class Variant:
     @property
     def seq2seq(self) -> bool:
         """Whether the variant is Duan et al.'s encoder-decoder."""
-        return self.positions in SEQ2SEQ.values()
+        return self.scheme.seq2seq
 
 
 @dataclass(frozen=True)

@@ -119,9 +119,10 @@ class Block(nn.Module):
 
 
 class GPT(nn.Module):
-    """The model. ``variant`` says how positions enter: a learned table of ``n_positions``
+    """The model. ``variant``'s scheme says how positions enter: a learned table of ``n_positions``
     absolute positions (ape), none (nope), or relative ones in every layer (rpe, upe, which
-    ``uniform`` leading operand digits need); see :class:`validation.config.Variant`.
+    ``uniform`` leading operand digits need, :meth:`validation.positions.PositionScheme.uniform_width`);
+    see :mod:`validation.positions`.
 
     ``n_flags`` > 0 adds a head of that many independent logits (next-set tasks); the forward
     pass then returns those instead of token logits (next tokens in a decoder, the output at each
@@ -132,14 +133,16 @@ class GPT(nn.Module):
                  n_flags: int = 0, uniform: int = 0) -> None:
         super().__init__()
         variant = Variant.parse(variant) if isinstance(variant, str) else variant
-        if variant.positions == "upe" and uniform < 1:
+        scheme = variant.scheme
+        if scheme.uniform and uniform < 1:
             raise ValidationError(f"variant {variant.name}: uniform positions need a leading operand of fixed width")
         self.config = config
         self.wte = nn.Embedding(vocab_size, config.d_model)
-        self.wpe = nn.Embedding(n_positions, config.d_model) if variant.positions == "ape" else None
+        self.wpe = nn.Embedding(n_positions, config.d_model) if scheme.absolute_table else None
         self.drop = dropout_layer(config)
-        uniform = uniform if variant.positions == "upe" else 0  # clip is 0 unless positions are relative
-        self.blocks = nn.ModuleList(Block(config, clip=variant.clip, uniform=uniform) for _ in range(config.n_layer))
+        uniform = uniform if scheme.uniform else 0
+        clip = scheme.relative_clip(variant.clip)
+        self.blocks = nn.ModuleList(Block(config, clip=clip, uniform=uniform) for _ in range(config.n_layer))
         self.ln_f = nn.LayerNorm(config.d_model)
         self.flags = nn.Linear(config.d_model, n_flags) if n_flags else None
         self.apply(self._init_weights)

@@ -29,7 +29,7 @@ from tasks.registry import Example, Format, Task
 
 from .config import ModelConfig, ValidationError, Variant
 from .data import Encoding, exact_rows
-from .train import build_model, leading_operand_width
+from .train import build_model
 
 EVAL_TOKENS = 2**17
 """Tokens per evaluation chunk (bounds the memory of a probe)."""
@@ -63,7 +63,7 @@ class Trained:
     def fresh(cls, task: Task, variant: Variant, config: ModelConfig, seed: int) -> "Trained":
         """An untrained model, initialised as training initialises ``seed``."""
         encoding = Encoding.of(task)
-        uniform = leading_operand_width(task) if variant.positions == "upe" else 0
+        uniform = variant.scheme.uniform_width(task)
         torch.manual_seed(seed)
         return cls(task, variant, config, encoding, build_model(encoding, variant, config, uniform).eval())
 

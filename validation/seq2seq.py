@@ -110,7 +110,8 @@ class DecoderBlock(nn.Module):
 
 
 class EncoderDecoder(nn.Module):
-    """The model; ``variant.positions`` is ``sin``, ``abs`` or ``abc`` (see the module's text).
+    """The model; ``variant.scheme`` is ``sin``, ``abs`` or ``abc`` (see the module's text), and
+    ``scheme`` is kept to decide on positions and biases.
     The bias tables are frozen parameters (``requires_grad`` False), so they travel with the
     weights; a model built for ``abc`` has MASKED tables until calibrated ones replace them
     (:func:`validation.train.overwrite`)."""
@@ -118,25 +119,25 @@ class EncoderDecoder(nn.Module):
     def __init__(self, config: ModelConfig, encoding: Encoding, variant: Variant, *,
                  window: int = 1, period: int = 3) -> None:
         super().__init__()
-        if variant.positions not in ("sin", "abs", "abc"):
+        if not variant.scheme.seq2seq:
             raise ValidationError(f"variant {variant.name}: the encoder-decoder takes sinusoidal, abs or abc")
         if encoding.uses_flags or SEP not in encoding.vocabulary:
             raise ValidationError(f"task {encoding.task.name!r}: the encoder-decoder needs a sequence-to-sequence "
                                   f"task (<bos> input <sep> output)")
-        self.config, self.positions, self.period = config, variant.positions, period
+        self.config, self.scheme, self.period = config, variant.scheme, period
         self.sep, self.pad = encoding.id(SEP), encoding.id(PAD)
         self.operators = tuple(encoding.id(t) for t in OPERATORS if t in encoding.vocabulary)
         self.half = encoding.n_positions
-        self.aligned = lines.alignment(encoding.task.name) if self.positions == "abs" else ()
+        self.aligned = lines.alignment(encoding.task.name) if self.scheme.scaffolded else ()
         self.wte = nn.Embedding(len(encoding.vocabulary), config.d_model)
         self.blocks = nn.ModuleList(DecoderBlock(config) for _ in range(config.n_layer))
         self.ln_memory = nn.LayerNorm(config.d_model)
         self.ln_f = nn.LayerNorm(config.d_model)
         self.drop = dropout_layer(config)
         self.self_bias = self.cross_bias = None
-        if self.positions != "sin":
+        if self.scheme.bias_tables:
             heads = config.n_head
-            if self.positions == "abs":
+            if self.scheme.scaffolded:
                 own = lines.scaffold(lines.SELF, lines.SELF[:1], heads=heads, half=self.half, window=window)
                 source = lines.scaffold(lines.CROSS, self.aligned, heads=heads, half=self.half, window=window)
             else:
@@ -152,7 +153,7 @@ class EncoderDecoder(nn.Module):
 
     def _index(self, where: lines.Layout) -> tuple[torch.Tensor, torch.Tensor]:
         """The position index of each source token and of each output."""
-        if self.positions == "abs":
+        if self.scheme.scaffolded:
             best = torch.full_like(where.source_index, 1 << 30)
             for family in self.aligned:
                 r, covered = lines.distance(family, where)
@@ -167,7 +168,7 @@ class EncoderDecoder(nn.Module):
         block first."""
         where = lines.layout(ids, sep=self.sep, pad=self.pad, operators=self.operators)
         x = self.wte(ids) * math.sqrt(self.config.d_model)
-        if self.positions != "abc":
+        if self.scheme.sinusoidal:
             source_at, output_at = self._index(where)
             at = torch.where(where.source, source_at, output_at)
             x = x + sinusoidal(at, self.config.d_model)

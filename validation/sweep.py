@@ -83,7 +83,7 @@ def _first_stages(task: Task, preset: Preset, variant: Variant, plan: Plan, *, s
     """What the seeds of a two-stage run start from: ABC's calibrated tables, the weights of the
     run ``plan.train.start_from`` names, or both (None for a run from a fresh initialisation)."""
     stages: list[Initial] = []
-    if variant.positions == "abc":
+    if variant.scheme.calibrated:
         stages.append(lambda seeds: calibrations(task, preset, variant, seeds, store=store, device=device,
                                                  progress=progress))
     if plan.train.start_from:

@@ -29,7 +29,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.func import functional_call, stack_module_state, vmap
 
-from tasks.alignment import leading_operand_width
+from tasks.alignment import leading_operand_width  # noqa: F401 (tests import it from here)
 from tasks.registry import Format, Task
 
 from .config import ModelConfig, TrainConfig, ValidationError, Variant
@@ -105,8 +105,8 @@ def _check_architecture(task: Task, model: ModelConfig) -> None:
 
 
 def build_model(encoding: Encoding, variant: Variant, config: ModelConfig, uniform: int = 0) -> nn.Module:
-    """The model of ``config`` for a task's encoding (``uniform``: the leading operand's width, for
-    upe): the decoder-only :class:`GPT`, or Duan et al.'s encoder-decoder for their variants."""
+    """The model of ``config`` for a task's encoding (``uniform``: the scheme's
+    ``uniform_width`` of the task, for upe): the decoder-only :class:`GPT`, or Duan et al.'s encoder-decoder for their variants."""
     if variant.seq2seq:
         return EncoderDecoder(config, encoding, variant)
     return GPT(config, vocab_size=len(encoding.vocabulary), n_positions=encoding.n_positions, variant=variant,
@@ -158,7 +158,7 @@ class SeedGroup:
         self.tests = [self.encoding.collate(examples).to(self.device)
                       for examples in held_out_sets(task, config.test_size, test_seed)]
         self.progress = progress
-        self.uniform = leading_operand_width(task) if variant.positions == "upe" else 0
+        self.uniform = variant.scheme.uniform_width(task)
         models = []
         for seed in self.seeds:
             torch.manual_seed(seed)

@@ -44,13 +44,49 @@ class Strength(enum.Enum):
         return {"proof": 3, "verified": 2, "extrapolated": 1}[self.value]
 
 
-SCHEMES = ("ape", "nope", "relative", "uniform")
+@dataclass(frozen=True)
+class Scheme:
+    """A positional scheme as the theory sees it: which programs, if any, decide what it learns.
+
+    >>> scheme_named("nope").program_kind
+    'plain C-RASP'
+    """
+
+    name: str
+    title: str
+    has_programs: bool
+    """Theorems 7 and 9: a verified program decides (APE and NoPE); relative schemes are decided otherwise."""
+    plain_only: bool = False
+    """Only plain C-RASP programs count (no positional predicates): NoPE."""
+    uniform: bool = False
+    """The leading operand sits at uniform positions (Sabbaghi et al.'s UPE)."""
+
+    @property
+    def program_kind(self) -> str:
+        return "plain C-RASP" if self.plain_only else "C-RASP[periodic, local]"
+
+
+_SCHEMES = (
+    Scheme("ape", "APE (learned absolute positions)", has_programs=True),
+    Scheme("nope", "NoPE (no positions)", has_programs=True, plain_only=True),
+    Scheme("relative", "relative positions", has_programs=False),
+    Scheme("uniform", "uniform positions for the leading operand", has_programs=False, uniform=True),
+)
+
+SCHEMES = tuple(scheme.name for scheme in _SCHEMES)
 """The positional schemes the project trains and predicts for: learned absolute positions (APE),
 no positions (NoPE), relative positions (Shaw et al.), and relative positions with the leading
 operand at uniform positions (Sabbaghi et al.'s UPE)."""
 
-SCHEME_TITLES = {"ape": "APE (learned absolute positions)", "nope": "NoPE (no positions)",
-                 "relative": "relative positions", "uniform": "uniform positions for the leading operand"}
+SCHEME_TITLES = {scheme.name: scheme.title for scheme in _SCHEMES}
+
+
+def scheme_named(name: str) -> Scheme:
+    """The :class:`Scheme` called ``name`` (one of :data:`SCHEMES`)."""
+    for scheme in _SCHEMES:
+        if scheme.name == name:
+            return scheme
+    raise TaskError(f"unknown positional scheme {name!r} (known: {', '.join(SCHEMES)})")
 
 
 @dataclass(frozen=True)
@@ -183,5 +219,5 @@ THOROUGH = Budget(exhaustive=100_000, samples=2_000, max_length=4_000, derived=2
 PRESETS = {"quick": QUICK, "default": DEFAULT, "thorough": THOROUGH}
 
 
-__all__ = ["Verdict", "Strength", "Finding", "Fact", "Budget", "SCHEMES", "SCHEME_TITLES", "QUICK", "DEFAULT",
+__all__ = ["Verdict", "Strength", "Finding", "Fact", "Budget", "Scheme", "scheme_named", "SCHEMES", "SCHEME_TITLES", "QUICK", "DEFAULT",
            "THOROUGH", "PRESETS", "silent", "published", "TaskError"]

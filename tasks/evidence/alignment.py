@@ -8,7 +8,7 @@ the sampled inputs the symmetry was checked on, up to carry cascades longer than
 from __future__ import annotations
 
 from ..alignment import leading_operand_width, relative_alignment
-from ..findings import Budget, Finding, Strength, Verdict, silent
+from ..findings import Budget, Finding, Strength, Verdict, scheme_named, silent
 from ..types import Task, TaskError
 from .context import Context
 
@@ -27,7 +27,7 @@ def assess(task: Task, scheme: str, budget: Budget, context: Context | None = No
         return silent(SOURCE, "outside the theory: relative and uniform positions are predicted for operand "
                               "formats only")
     uniform = 0
-    if scheme == "uniform":
+    if scheme_named(scheme).uniform:
         try:
             uniform = leading_operand_width(task)
         except TaskError as error:

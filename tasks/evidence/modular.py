@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..findings import QUICK, Budget, Finding, Strength, Verdict, silent
+from ..findings import QUICK, Budget, Finding, Strength, Verdict, scheme_named, silent
 from ..types import Format, Task
 from .context import Context
 
@@ -152,7 +152,7 @@ def assess(task: Task, scheme: str, budget: Budget, context: Context | None = No
     return Finding(SOURCE, Verdict.FAILS, Strength.VERIFIED, found.describe(),
                    ("a program for the task would count a symbol modulo "
                     f"{found.modulus} on these strings, which no C-RASP[periodic, local] program does",),
-                   (PARITY, *([APERIODIC] if scheme == "nope" else [])))
+                   (PARITY, *([APERIODIC] if scheme_named(scheme).plain_only else [])))
 
 
 __all__ = ["assess", "family", "Family"]

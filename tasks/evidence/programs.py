@@ -21,7 +21,7 @@ from crasp.checker import CheckedProgram, check
 from crasp.errors import CraspError
 from crasp.theorem12 import message_size
 
-from ..findings import Budget, Finding, Strength, Verdict, silent
+from ..findings import Budget, Finding, Strength, Verdict, scheme_named, silent
 from ..ranges import ranges
 from ..types import Task
 from ..verify import Report, verify
@@ -111,7 +111,7 @@ def _synthesized(task: Task, scheme: str, budget: Budget, context: Context) -> C
             from crasp.synthesis import SynthesisConfig, synthesize
         except ImportError:  # pragma: no cover - synthesis ships with crasp
             return None, "synthesis is not installed"
-        context.say(f"synthesizing a {'plain C-RASP' if scheme == 'nope' else 'C-RASP[periodic, local]'} program "
+        context.say(f"synthesizing a {scheme_named(scheme).program_kind} program "
                     f"(up to {budget.synthesis_seconds:g} s)")
         try:
             result = synthesize(task, SynthesisConfig(positions=scheme, time_limit=budget.synthesis_seconds,
@@ -123,7 +123,7 @@ def _synthesized(task: Task, scheme: str, budget: Budget, context: Context) -> C
             return None, f"synthesis found no program ({result.searched})"
         return check_candidate(task, "synthesized program", result.program, budget, context), ""
 
-    if scheme == "nope":
+    if scheme_named(scheme).plain_only:
         earlier = context.stored(("synthesis", "ape"))
         if earlier is not None and earlier[0] is not None and earlier[0].plain and earlier[0].ok:
             return earlier[0]
@@ -136,12 +136,12 @@ def _synthesized(task: Task, scheme: str, budget: Budget, context: Context) -> C
 def assess(task: Task, scheme: str, budget: Budget, context: Context | None = None) -> Finding:
     """A verified program for ``scheme`` ("ape": any; "nope": plain C-RASP only)."""
     context = context or Context()
-    if scheme not in ("ape", "nope"):
+    if not scheme_named(scheme).has_programs:
         return silent(SOURCE, "Theorems 7 and 9 are about APE and NoPE transformers")
     if task.fixed_width is not None:
         return silent(SOURCE, "every sequence has the same length: the truncation test weighs the program")
     all_checked = verified(task, budget, context)
-    usable = [c for c in all_checked if scheme == "ape" or c.plain or c.checked is None]
+    usable = [c for c in all_checked if not scheme_named(scheme).plain_only or c.plain or c.checked is None]
     passed = [c for c in usable if c.ok]
     failed = [c.rejection() for c in usable if not c.ok]
     if not passed:
@@ -149,7 +149,7 @@ def assess(task: Task, scheme: str, budget: Budget, context: Context | None = No
         if found is not None:
             (passed if found.ok else failed).append(found if found.ok else found.rejection())
     if not passed:
-        kind = "plain C-RASP" if scheme == "nope" else "C-RASP[periodic, local]"
+        kind = scheme_named(scheme).program_kind
         note = context.notes.get(scheme)
         reason = task.no_program.get(scheme)
         lines = [*([f"the task says: {reason}"] if reason else []), *([note] if note else []), *failed]

@@ -30,7 +30,7 @@ import numpy as np
 
 from crasp.ast import Program
 
-from ..findings import Budget, Finding, Strength, TaskError, Verdict, silent
+from ..findings import Budget, Finding, Strength, TaskError, Verdict, scheme_named, silent
 from ..types import Format, Task
 from .context import Context
 
@@ -184,7 +184,7 @@ def constructed(task: Task, budget: Budget, context: Context) -> Program | None:
 
 def assess(task: Task, scheme: str, budget: Budget, context: Context | None = None) -> Finding:
     context = context or Context()
-    if scheme != "nope":
+    if not scheme_named(scheme).plain_only:
         return silent(SOURCE, "the algebraic decision is about plain C-RASP (NoPE)")
     found = automata(task, budget, context)
     if isinstance(found, str):

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import arithmetic
-from ..findings import Budget, Finding, Strength, Verdict, silent
+from ..findings import Budget, Finding, Strength, Verdict, scheme_named, silent
 from ..types import Task
 from . import programs
 from .context import Context
@@ -110,10 +110,10 @@ def _width(task: Task) -> str:
 
 def assess(task: Task, scheme: str, budget: Budget, context: Context | None = None) -> Finding:
     context = context or Context()
-    if scheme not in ("ape", "nope") or task.fixed_width is None:
+    if not scheme_named(scheme).has_programs or task.fixed_width is None:
         return silent(SOURCE, "Xu et al.'s truncation test is for fixed-width tasks under APE or NoPE")
     found = context.once(("truncation", budget), lambda: truncation(task, budget.truncation_samples, context.seed))
-    checked = [c for c in programs.verified(task, budget, context) if scheme == "ape" or c.plain]
+    checked = [c for c in programs.verified(task, budget, context) if not scheme_named(scheme).plain_only or c.plain]
     passed = [programs.describe(c) for c in checked if c.ok]
     failed = [c.rejection() for c in checked if not c.ok]
     expressible = [f"expressible: {line}" for line in passed]
@@ -132,7 +132,7 @@ def assess(task: Task, scheme: str, budget: Budget, context: Context | None = No
         return Finding(SOURCE, Verdict.GENERALIZES, Strength.VERIFIED,
                        f"{shown}; a verified program ({budget.truncation_samples} sampled inputs per bin)",
                        (*below, _width(task), *expressible), (XU, programs.THEOREMS))
-    kind = "plain C-RASP" if scheme == "nope" else "C-RASP[periodic, local]"
+    kind = scheme_named(scheme).program_kind
     reason = task.no_program.get(scheme)
     return Finding(SOURCE, Verdict.UNDETERMINED, None, f"missing: a verified {kind} program",
                    (shown + ": consistent with generalizing, but a program is needed to say so",

@@ -25,7 +25,7 @@ import networkx as nx
 ROOT = Path(__file__).resolve().parents[1]
 LAYER = {"crasp": 0, "limit_transformer": 1, "tasks": 1, "validation": 2}
 DISPATCH = re.compile(
-    r"""\btask\.name\s*(==|!=|\bin\b|\.startswith\(|\.endswith\()"""
+    r"""\btask\.name\s*(==|!=|\bin\s*[(\[{]|\.startswith\(|\.endswith\()"""
     r"""|\b(positions|variant|scheme)\s*(==|!=)\s*["']"""
 )
 """Comparisons of a task's name, or of a positional scheme/variant given as a string, with a literal."""

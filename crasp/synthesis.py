@@ -105,6 +105,11 @@ class SynthesisConfig:
     seed: int = 0
     equivalence: bool = True
 
+    @property
+    def plain(self) -> bool:
+        """Plain C-RASP only (no positional predicates): the NoPE search."""
+        return self.positions == "nope"  # the one place the scheme's name is read
+
     def __post_init__(self) -> None:
         if self.positions not in ("ape", "nope"):
             raise SynthesisError(f"positions must be 'ape' or 'nope', not {self.positions!r}")
@@ -237,7 +242,7 @@ def _round_ranges(config: SynthesisConfig, round_: int) -> _Ranges:
 
 def _schedule(config: SynthesisConfig) -> list[tuple[_Ranges, float]]:
     """The rounds' ranges and the fraction of the time by which each must end."""
-    plain = config.positions == "nope"
+    plain = config.plain
     rounds: list[_Ranges] = []
     for r in range(config.rounds):
         ranges = _round_ranges(config, r)
@@ -378,7 +383,7 @@ def _output_names(task, examples: Sequence[tuple]) -> list[str]:
 
 def _initial_examples(task, config: SynthesisConfig, rng: np.random.Generator) -> list[tuple]:
     """All inputs up to a small length, then random longer ones, each at a position offset."""
-    plain = config.positions == "nope"
+    plain = config.plain
     spread = math.lcm(*range(2, config.max_period + 1)) if not plain else 1
     framed = _exhaustive(task, config)
     longest = max((e.length for e in framed), default=0)
@@ -1046,7 +1051,7 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
     rng = np.random.default_rng(config.seed)
     examples = _initial_examples(task, config, rng)
     schedule = _schedule(config)
-    plain = config.positions == "nope"
+    plain = config.plain
     log: list[str] = []
     counterexamples = 0
     reached = 0

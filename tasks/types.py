@@ -158,6 +158,10 @@ class Task:
     end: str | None = None
     modulus: int | None = None
     fixed_width: int | None = None
+    protocol: str | None = None
+    """The paper whose training protocol trains this task ("xu", "duan", "sabbaghi"); None: the suite's."""
+    operation: str | None = None
+    """The arithmetic operation the task computes ("addition", "multiplication", ...), where there is one."""
 
     @property
     def training_bin(self) -> int:

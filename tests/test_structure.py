@@ -33,6 +33,13 @@ def test_no_new_upward_imports_cycles_or_name_dispatch():
         "new dispatch on a task name or a positional scheme string: ask the task's fields or the scheme object")
 
 
+def test_the_layers_hold():
+    """No lower package imports or names a higher one, no import cycle, at most 3 name dispatches."""
+    measured = _structure().measure()
+    assert measured["upward_imports"] == [] and measured["cycles"] == []
+    assert len(measured["name_dispatch"]) <= 3, measured["name_dispatch"]
+
+
 def test_the_measure_sees_an_upward_import(tmp_path, monkeypatch):
     structure = _structure()
     (tmp_path / "crasp").mkdir()

@@ -102,6 +102,7 @@ EXPERIMENTS: dict[str, Experiment] = {
                        for variant, claimed in (("sinusoidal", FAILS), ("abs", GENERALIZES), ("abc", GENERALIZES),
                                                 ("abc2", GENERALIZES), ("abc-layers", GENERALIZES))
                        if not (name == "parity_scratchpad" and variant.startswith("abc"))
+                       # the experiment's table of runs: abc-layers is run on addition only
                        and (variant != "abc-layers" or name == "addition")),
         cpu_runs=tuple(Run(f"duan_{name}", variant, claimed) for name, variant, claimed in (
             ("successor", "sinusoidal", FAILS), *(("successor", v, GENERALIZES) for v in CPU_ABC["successor"]),
@@ -164,7 +165,7 @@ def cascades(result: Validation, store: Store, *, count: int, device: str = "cpu
     """Accuracy by longest carry cascade on Sabbaghi et al.'s addition: ``count`` inputs of every
     cascade length that fits the first bin beyond the training range."""
     task = result.plan.task
-    if not task.name.startswith("sabbaghi_addition"):
+    if task.protocol != "sabbaghi" or task.operation != "addition":
         return None
     models = _models(result, store, device)
     if not models:

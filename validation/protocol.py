@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from tasks.algorithmic import offset_up_to
+from tasks.alignment import leading_operand_width
 from tasks.arithmetic import distribution_of, sabbaghi_tasks, xu_bins
 from tasks.registry import Task
 
@@ -196,7 +197,7 @@ def _sabbaghi_plan(task: Task, variant: Variant, *, cpu: bool) -> Plan:
     longer ones; the variant (ape, rpe, upe) is the experiment's variable."""
     if variant.positions not in ("ape", "rpe", "upe"):
         raise ValidationError(f"task {task.name!r}: Sabbaghi et al. compare ape, rpe and upe, not {variant.name}")
-    addition = task.name.startswith("sabbaghi_addition")
+    addition = task.operation == "addition"
     if cpu:
         if addition:
             task = sabbaghi_tasks(width=SABBAGHI_CPU_WIDTH, distribution=distribution_of(task.name))[0]
@@ -205,7 +206,7 @@ def _sabbaghi_plan(task: Task, variant: Variant, *, cpu: bool) -> Plan:
         return Plan(task, ModelConfig(2, 4, 64, encoder=True, dropout=SABBAGHI_DROPOUT), train,
                     f"cpu preset: a 2-layer encoder with dropout {SABBAGHI_DROPOUT:g}, all {SABBAGHI_CPU_STEPS} steps"
                     + (f", operands padded to {SABBAGHI_CPU_WIDTH} digits" if addition else ""))
-    three_digit = task.name == "sabbaghi_multiplication"  # the paper's harder setting: 9 layers, 5x the data
+    three_digit = task.operation == "multiplication" and leading_operand_width(task) == 3  # the paper's harder setting: 9 layers, 5x the data
     model = ModelConfig(9 if three_digit else 6, 8, 768, encoder=True, dropout=SABBAGHI_DROPOUT)
     train = TrainConfig(lr=1e-4, weight_decay=1e-5, epochs=20, train_size=500_000 if three_digit else 100_000,
                         eval_every=3_000, stop_when_exact=False)
@@ -279,7 +280,7 @@ def _xu_plan(task: Task, variant: Variant, *, cpu: bool) -> Plan:
             note += f", fine-tuned from seed s of {source} (from a fresh start the modular tasks do not leave their " \
                     f"first plateau at this scale)"
         return Plan(trained_on(task, XU_CPU_DIGITS), ModelConfig.parse(XU_CPU_MODEL), train, note)
-    multiply = task.name.endswith("multiplication")
+    multiply = task.operation == "multiplication"
     train = TrainConfig(lr=1e-3, batch_size=64, epochs=10, train_size=500_000 if multiply else 100_000,
                         eval_every=5_000, stop_when_exact=False)
     return Plan(task, ModelConfig(6, 6, 384), train,
@@ -319,10 +320,8 @@ ended at 0.99 on 1-6 digits and 0.63 on 21-60, still rising at every evaluation.
 
 def _arithmetic_plan(task: Task, variant: Variant, *, cpu: bool) -> Plan | None:
     """The plan of an arithmetic paper's own protocol (None for other tasks)."""
-    for prefix, plan in (("xu_", _xu_plan), ("duan_", _duan_plan), ("sabbaghi_", _sabbaghi_plan)):
-        if task.name.startswith(prefix):
-            return plan(task, variant, cpu=cpu)
-    return None
+    plan = {"xu": _xu_plan, "duan": _duan_plan, "sabbaghi": _sabbaghi_plan}.get(task.protocol)
+    return plan(task, variant, cpu=cpu) if plan is not None else None
 
 
 def _cpu_plan(task: Task, variant: Variant) -> Plan:

@@ -24,6 +24,7 @@ def _duan_task(name: str, symbols, outputs, sample, answer, valid, description, 
     return Task(
         name=f"duan_{name}",
         family="arithmetic",
+        protocol="duan",
         format=Format.SEQ2SEQ,
         symbols=tuple(symbols),
         outputs=tuple(outputs),

@@ -177,10 +177,10 @@ def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int
     def digits_of(tokens) -> int:
         return max(1, sum(1 for t in tokens if t != PAD))
 
-    common = dict(family="arithmetic", format=Format.ALIGNED, labels=Labels(None, None), separator=None,
+    common = dict(family="arithmetic", protocol="sabbaghi", format=Format.ALIGNED, labels=Labels(None, None), separator=None,
                   min_length=1, reference=SABBAGHI, no_program={"ape": _ENCODER, "nope": _ENCODER})
     addition = Task(
-        name="sabbaghi_addition" + ("" if distribution == "uniform" else f"_{distribution}"),
+        name="sabbaghi_addition" + ("" if distribution == "uniform" else f"_{distribution}"), operation="addition",
         symbols=(*DIGITS, "+", PAD),
         outputs=(*DIGITS, PAD), **common, sample_input=add_sample, answer=add_answer, valid=add_valid,
         train_range=(1, train_digits), bins=_bins_up_to(width, (5, 10, 20, 50)), max_length=width,
@@ -193,7 +193,7 @@ def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int
         measure=lambda x: max(digits_of(x[:width]), digits_of(x[width + 1:])),
     )
     multiplication = Task(
-        name="sabbaghi_multiplication" + ("" if multiplier == 3 else f"_{multiplier}"),
+        name="sabbaghi_multiplication" + ("" if multiplier == 3 else f"_{multiplier}"), operation="multiplication",
         symbols=(*DIGITS, "*", PAD), outputs=(*DIGITS, PAD),
         **common, sample_input=mul_sample, answer=mul_answer, valid=mul_valid,
         train_range=(1, min(5, multiplicand_width)), bins=_bins_up_to(multiplicand_width, (5, 10, 15, 20)),

@@ -136,6 +136,8 @@ def xu_task(op: str, modulus: int | None = None) -> Task:
     return Task(
         name=f"xu_{name}",
         family="arithmetic",
+        protocol="xu",
+        operation=kind,
         format=Format.SEQ2SEQ,
         symbols=(*DIGITS, op, "="),
         outputs=(*DIGITS, ";"),

@@ -14,7 +14,8 @@ from crasp.cli import main
 from tasks import registry
 from tasks.arithmetic import (cascade_pair, cascade_x, distribution_of, longest_cascade, sabbaghi_tasks,
                               truncate_operands)
-from validation import arithmetic, protocol
+from validation import arithmetic, arithmetic_report, protocol
+from validation.arithmetic_report import uncounted
 from validation.data import Encoding, TrainingStream, held_out_sets
 from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
 from validation.probe import Trained, answered_as, by_length
@@ -147,34 +148,55 @@ def test_an_experiment_trains_probes_and_reports(tmp_path, monkeypatch):
     assert [c.lengths for c in outcome.curves] == [tuple(range(1, 21))] * 2
     assert all(c.truncated is not None and c.trained == (2, 2) for c in outcome.curves)
     text = outcome.report.read_text()
+    assert "## The toolkit's reasoning" in text and "## Accuracy by number of digits" in text
+    claims, reasons = _claims(outcome), _reasons(outcome)
     # The prediction is for the task as trained, D_2 (the registry's is D_4): mod 100 needs digit 2, which
     # every 1-digit input has at 0 in both operands and D_2 never does, so shorter inputs are not covered.
-    assert "| xu_mod100_addition | ape | 1l2h16d | 1/1 | undetermined |" in text
-    assert "- **xu_mod100_addition** (absolute positions): undetermined [none]." in text
-    assert "missing: an argument for fewer digits: training never has 0 at digit 2 of both operands" in text
-    assert "| xu_addition | rpe | 1l2h16d | 1/1 | undetermined |" in text
-    assert "- **xu_addition** (relative positions): undetermined [none]. no relative alignment: shifting" in text
-    assert "runs agree with the paper's claim" in text and "| 20 |" in text
+    for task, variant, positions in (("xu_mod100_addition", "ape", "absolute positions"),
+                                     ("xu_addition", "rpe", "relative positions")):
+        row = claims[task, variant].row
+        assert (row.model, row.counted, row.runs, row.predicted) == ("1l2h16d", 1, 1, "undetermined")
+        assert (reasons[task, positions].verdict, reasons[task, positions].basis) == ("undetermined", "none")
+    assert any("training never has 0 at digit 2 of both operands" in e
+               for e in reasons["xu_mod100_addition", "absolute positions"].evidence)
+    assert reasons["xu_addition", "relative positions"].evidence[0].startswith("no relative alignment")
+    assert list(claims) == [("xu_mod100_addition", "ape"), ("xu_addition", "rpe")]
     assert (tmp_path / "out" / "xu-digits.png").read_bytes()[:4] == b"\x89PNG"
     assert "## Accuracy along training" in text and (tmp_path / "out" / "xu-training.png").is_file()
+    assert uncounted(outcome.results) == []
 
     alone = Store(tmp_path / "alone")  # --run: one process per run, e.g. several sharing a GPU
     outcome = arithmetic.run("xu", preset="tiny", store=alone, out=tmp_path / "alone-out", probe_count=5,
                              only=["xu_addition:rpe"])
     assert [(r.task, r.variant) for r in outcome.results] == [("xu_addition", "rpe")]
     assert {r.spec.task for r in alone.runs()} == {"xu_addition"}
-    assert "xu_mod100_addition" not in outcome.report.read_text()
-    assert "Seeds that did not count" not in text
+    assert list(_claims(outcome)) == [("xu_addition", "rpe")]
+    assert list(_reasons(outcome)) == [("xu_addition", "relative positions")]
 
     strict = dataclasses.replace(tiny, count_threshold=1.01, max_attempts=2)  # no seed can count
     monkeypatch.setitem(protocol.PRESETS, "tiny", strict)
     outcome = arithmetic.run("xu", preset="tiny", store=Store(tmp_path / "strict"), out=tmp_path / "strict-out",
                              probe_count=5, only=["xu_addition:rpe"])
-    text = outcome.report.read_text()
-    assert "| xu_addition | rpe | 1l2h16d | 0/2 |" in text and "inconclusive: no counted seed" in text
-    assert "Seeds that did not count" in text
-    assert re.search(r"\| xu_addition \| rpe \| 0 \| \d\.\d{3}( / \d\.\d{3}){3} \| 4 \|", text)  # bins 1/2/3-9/10-20
-    assert re.search(r"\| xu_addition \| rpe \| 1 \| [^|]+ \| 4 \|", text)
+    assert outcome.report.is_file()
+    claim = _claims(outcome)["xu_addition", "rpe"]
+    assert (claim.row.model, claim.row.counted, claim.row.runs) == ("1l2h16d", 0, 2)
+    assert claim.agrees == "inconclusive: no counted seed"
+    left_out = uncounted(outcome.results)
+    assert [(r.task, r.variant, run.spec.seed, run.steps) for r, run in left_out] == [("xu_addition", "rpe", 0, 4),
+                                                                                      ("xu_addition", "rpe", 1, 4)]
+    assert len(left_out[0][1].accuracy) == 4  # bins 1/2/3-9/10-20
+
+
+def _claims(outcome):
+    """The report's claims of an experiment's outcome, by (task, variant)."""
+    table = arithmetic_report.rows(outcome.results)
+    return {(c.run.task, c.run.variant): c
+            for c in arithmetic_report.claims(outcome.experiment, outcome.preset, table, outcome.cascades)}
+
+
+def _reasons(outcome):
+    """The report's reasoning of an experiment's outcome, by (task, positions)."""
+    return {(r.task, r.positions): r for r in arithmetic_report.reasons(outcome.results)}
 
 
 def test_the_history_table_spans_the_evaluations_after_the_training_range_is_learned():
@@ -208,8 +230,9 @@ def test_seeds_that_did_not_count_are_listed_with_what_they_learned():
     partial = StoredRun(dataclasses.replace(spec, seed=1), (0.61, 0.0, 0.0), 3000, 1.0, False, (), "")
     learned = StoredRun(dataclasses.replace(spec, seed=2), (1.0, 0.0, 0.0), 1500, 1.0, True, (), "")
     result = Validation("xu_addition", "ape", "cpu", None, (unlearned, partial, learned), (learned,))
-    assert uncounted_table([result])[2:] == ["| xu_addition | ape | 0 | 0.055 / 0.000 / 0.000 | 3000 |",
-                                             "| xu_addition | ape | 1 | 0.610 / 0.000 / 0.000 | 3000 |"]
+    assert [(r.task, r.variant, run.spec.seed, run.accuracy, run.steps) for r, run in uncounted([result])] == [
+        ("xu_addition", "ape", 0, (0.055, 0.0, 0.0), 3000), ("xu_addition", "ape", 1, (0.61, 0.0, 0.0), 3000)]
+    assert len(uncounted_table([result])) == 2 + 2  # a heading, its rule and a line per seed
     assert uncounted_table([dataclasses.replace(result, runs=(learned,))]) == []
 
 
@@ -226,13 +249,17 @@ def test_sabbaghi_cascade_probe_groups_inputs_by_cascade(tmp_path, monkeypatch):
     (found,) = [c for c in outcome.cascades if c.variant == "rpe" and c.task == "sabbaghi_addition"]
     assert found.digits == (6, 8) and found.lengths == tuple(range(9)) and found.count == 10
     assert len(found.accuracy) == 9 and all(0.0 <= a <= 1.0 for a in found.accuracy)
-    assert "Inputs of 6-8 digits, 10 per cascade length" in outcome.report.read_text()
+    assert "## Carry cascades" in outcome.report.read_text()
     assert (tmp_path / "out" / "sabbaghi-cascades.png").is_file()
-    text = outcome.report.read_text()
-    assert re.search(r"\| sabbaghi_addition \| rpe \| [^|]+ \| 1/1 \| generalizes \|", text)
-    assert "- **sabbaghi_addition** (relative positions): generalizes [alignment]." in text
-    assert re.search(r"\| sabbaghi_multiplication_1 \| upe \| [^\n]+ \| above rpe \| (yes|no|inconclusive[^|]*) \|", text)
-    assert "- **sabbaghi_multiplication_1** (uniform and relative positions): generalizes" in text
+    claims, reasons = _claims(outcome), _reasons(outcome)
+    row = claims["sabbaghi_addition", "rpe"].row
+    assert (row.counted, row.runs, row.predicted) == (1, 1, "generalizes")
+    addition = reasons["sabbaghi_addition", "relative positions"]
+    assert (addition.verdict, addition.basis) == ("generalizes", "alignment")
+    compared = claims["sabbaghi_multiplication_1", "upe"]
+    assert compared.run.claimed == "above rpe"
+    assert compared.agrees in ("yes", "no") or compared.agrees.startswith("inconclusive")
+    assert reasons["sabbaghi_multiplication_1", "uniform and relative positions"].verdict == "generalizes"
 
 
 def test_crasp_arithmetic_refuses_unknown_experiments_and_changes_nothing(tmp_path, monkeypatch):

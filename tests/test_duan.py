@@ -306,7 +306,7 @@ def test_abc_calibrates_each_seed_from_the_sinusoidal_run_of_that_seed(tmp_path,
 
 
 def test_duan_experiment_reports_the_lines_abc_kept(tmp_path, monkeypatch):
-    from validation import arithmetic
+    from validation import arithmetic, arithmetic_report
 
     _tiny_parity_preset(monkeypatch)
     chosen = arithmetic.EXPERIMENTS["duan"]
@@ -315,7 +315,10 @@ def test_duan_experiment_reports_the_lines_abc_kept(tmp_path, monkeypatch):
     monkeypatch.setitem(arithmetic.EXPERIMENTS, "duan", dataclasses.replace(chosen, all_runs=runs, cpu_runs=None))
     outcome = arithmetic.run("duan", preset="tiny", store=Store(tmp_path / "runs"), out=tmp_path / "out", probe_count=5)
     (kept,) = outcome.kept
-    assert kept.variant == "abc2" and len(kept.cross_lines) == 2
-    text = outcome.report.read_text()
-    assert "## Calibrated attention biases" in text and "| duan_parity_scratchpad | abc2 | 0 | 1 |" in text
-    assert "| abc2 | 1l2h32d | 1/1 | undetermined |" in text and "Duan et al.'s encoder-decoder (`sinusoidal`" in text
+    assert (kept.task, kept.variant, kept.seed, len(kept.cross_lines)) == ("duan_parity_scratchpad", "abc2", 0, 2)
+    assert "## Calibrated attention biases" in outcome.report.read_text()
+    table = arithmetic_report.rows(outcome.results)
+    claims = arithmetic_report.claims(outcome.experiment, outcome.preset, table, outcome.cascades)
+    (abc,) = [c.row for c in claims if c.run.variant == "abc2"]
+    assert (abc.model, abc.counted, abc.runs, abc.predicted) == ("1l2h32d", 1, 1, "undetermined")
+    assert arithmetic_report.unpredicted(outcome.results) == ["sinusoidal", "abc2"]

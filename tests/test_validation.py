@@ -283,11 +283,11 @@ def test_a_killed_sweep_resumes_without_repeating_or_losing_runs(tmp_path, monke
     assert (running.spec.task, running.spec.variant, running.spec.model) == ("bin_majority", "ape", plan.model)
     assert (running.seeds, running.step, running.total_steps) == ((0, 1), 3, 9)
     assert [h[-1] for h in running.history] == [run.history[0] for run in reference]
-    text = report.write(Store(tmp_path / "killed"), tmp_path / "report").read_text()
-    bins = " / ".join(report.bin_labels(registry.get("bin_majority").bins))
-    for run in reference:
-        last = " / ".join(f"{a:.3f}" for a in run.history[0][1])
-        assert f"| bin_majority | ape | tiny | {plan.model.label} | {run.spec.seed} | 3 of 9 | {bins} | {last} |" in text
+    assert "## Runs in progress" in report.write(Store(tmp_path / "killed"), tmp_path / "report").read_text()
+    listed = report.running(Store(tmp_path / "killed").in_progress())
+    assert [(r.spec.task, r.spec.variant, r.spec.preset, r.spec.model, r.seed, r.step, r.total_steps, r.bins, r.last)
+            for r in listed] == [("bin_majority", "ape", "tiny", plan.model, run.spec.seed, 3, 9,
+                                  registry.get("bin_majority").bins, run.history[0][1]) for run in reference]
     resumed = train_specs(plan, Variant.parse("ape"), specs, store=Store(tmp_path / "killed"))
     assert Store(tmp_path / "killed").in_progress() == []
     for a, b in zip(reference, resumed):
@@ -327,8 +327,9 @@ def test_a_group_in_progress_saved_without_its_configuration_is_listed_by_key(tm
     (older,) = store.in_progress()
     assert (older.group_key, older.spec, older.history) == ("older", None, (((3, (1.0, 0.5)),),))
     assert [p.key for p in store.problems] == ["broken"]
+    assert report.running([older]) == [report.Running("older", None, 0, 3, None, None, (1.0, 0.5))]
     text = report.markdown([], store.problems, in_progress=[older])
-    assert "| `older` | ? | ? | ? | 0 | 3 | - | 1.000 / 0.500 |" in text and "`broken`" in text
+    assert "## Runs in progress" in text and "## Damaged runs (not used)" in text
 
 
 def test_groups_in_progress_are_listed_from_their_summaries_without_loading_checkpoints(tmp_path, monkeypatch):
@@ -522,10 +523,11 @@ def test_report_tables_plots_and_agreement(tmp_path):
     assert majority.predicted == "generalizes" and majority.agreement == "yes"
     assert copy.predicted == "does not generalize" and copy.observed is report.Outcome.KEPT
     assert copy.agreement == "no"
+    assert (majority.task, majority.variant, majority.preset, majority.model, majority.counted, majority.runs) == \
+        ("bin_majority", "ape", "tiny", "1l1h16d", 2, 2)
+    assert report.agreement(table) == report.Agreement(rows=1, of_rows=2, tasks=1, of_tasks=2)
     path = report.write(store, tmp_path / "out")
-    text = path.read_text()
-    assert "| bin_majority | ape | tiny | 1l1h16d | 2/2 | generalizes |" in text
-    assert "1 of 2 rows agree" in text
+    assert path.read_text().startswith("# Length generalization")
     assert (tmp_path / "out" / "bin_majority.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -4,12 +4,13 @@ truncated operands, carry cascades) and accuracy along training, as tables and p
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 from tasks import registry
 
-from .arithmetic_claims import ABOVE, CASCADES_ABOVE, DOWNWARD, Cascades, Curve, Experiment, Kept
+from .arithmetic_claims import ABOVE, CASCADES_ABOVE, DOWNWARD, Cascades, Curve, Experiment, Kept, Run
 from .config import Variant
 from .report import KEPT, Outcome, Row, _cells, bin_labels, pyplot, relative_verdict, row_of
 from .store import StoredRun
@@ -84,23 +85,44 @@ def _cascades_above(row: Row, other_task: str, found: Sequence[Cascades]) -> str
     return "yes" if sum(longer[0]) / len(longer[0]) > sum(longer[1]) / len(longer[1]) else "no"
 
 
+@dataclass(frozen=True)
+class Claim:
+    """One run of an experiment: the paper's claim about it, its row (None when it has no runs),
+    and whether the observation agrees with the claim ("yes", "no" or "inconclusive: ...")."""
+
+    run: Run
+    row: Row | None
+    agrees: str
+
+
+def rows(results: Sequence[Validation]) -> list[Row]:
+    """The report's row of each validation that has runs."""
+    predictions: dict = {}
+    return [row_of(result.runs, predictions) for result in results if result.runs]
+
+
+def claims(experiment: Experiment, preset: str, table: Sequence[Row], found: Sequence[Cascades] = ()) -> list[Claim]:
+    """A :class:`Claim` per run of the experiment under ``preset``, in its order."""
+    return [Claim(item, row, _agrees(row, item.claimed, table, found))
+            for item in experiment.runs(preset) for row in (_row(table, item.task, item.variant),)]
+
+
 def claims_table(experiment: Experiment, preset: str, table: list[Row], found: Sequence[Cascades] = ()) -> list[str]:
     """One line per run: prediction, observation, publication, and agreement with the paper's claim."""
     lines = ["| task | variant | model | seeds (counted/run) | toolkit's prediction | length bins | observed | outcome | "
              "published | paper's claim | observed agrees with the claim |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
-    agreeing = 0
-    for item in experiment.runs(preset):
-        row = _row(table, item.task, item.variant)
-        verdict = _agrees(row, item.claimed, table, found)
-        agreeing += verdict == "yes"
+    found_claims = claims(experiment, preset, table, found)
+    for claim in found_claims:
+        item, row, verdict = claim.run, claim.row, claim.agrees
         if row is None:
             lines.append(f"| {item.task} | {item.variant} | - | 0/0 | - | - | - | - | - | {item.claimed} | {verdict} |")
             continue
         lines.append(f"| {item.task} | {item.variant} | {row.model} | {row.counted}/{row.runs} | {row.predicted} | "
                      f"{' / '.join(bin_labels(row.bins))} | {_cells(row.mean, row.spread)} | {row.observed.value} | "
                      f"{_cells(row.published or ())} | {item.claimed} | {verdict} |")
-    lines += ["", f"**{agreeing} of {len(experiment.runs(preset))} runs agree with the paper's claim.**"]
+    agreeing = sum(claim.agrees == "yes" for claim in found_claims)
+    lines += ["", f"**{agreeing} of {len(found_claims)} runs agree with the paper's claim.**"]
     return lines
 
 
@@ -247,12 +269,17 @@ def plot_history(results: Sequence[Validation], path: Path) -> Path:
     return path
 
 
+def uncounted(results: Sequence[Validation]) -> list[tuple[Validation, StoredRun]]:
+    """Each seed that did not count, beside its validation, in the order of ``results``."""
+    return [(r, run) for r in results for run in r.runs if run not in r.counted]
+
+
 def uncounted_table(results: Sequence[Validation]) -> list[str]:
     """One line per seed that did not count: its accuracy per bin where it stopped, and its steps
     (empty when every seed counted). The claims table leaves these seeds out; a run with none
     counted reads "inconclusive" there, and this table shows what its seeds did learn."""
     lines = [f"| {r.task} | {r.variant} | {run.spec.seed} | {_cells(run.accuracy)} | {run.steps} |"
-             for r in results for run in r.runs if run not in r.counted]
+             for r, run in uncounted(results)]
     return ["| task | variant | seed | accuracy per bin | steps |", "|---|---|---|---|---|", *lines] if lines else []
 
 
@@ -268,8 +295,7 @@ def kept_table(kept: Sequence[Kept]) -> list[str]:
 
 def markdown(experiment: Experiment, preset: str, results: Sequence[Validation], curves: Sequence[Curve],
              found: Sequence[Cascades], plots: dict[str, str], kept: Sequence[Kept] = ()) -> str:
-    predictions: dict = {}
-    table = [row_of(result.runs, predictions) for result in results if result.runs]
+    table = rows(results)
     lines = [f"# {experiment.name}: {experiment.reference}", "", f"Preset `{preset}`.", "",
              f"**The claim.** {experiment.claim}", "",
              "Observed: mean ± standard deviation over counted seeds per length bin (the training bin is the first, "
@@ -317,14 +343,29 @@ def markdown(experiment: Experiment, preset: str, results: Sequence[Validation],
 
 POSITIONS = {"rpe": "relative positions", "upe": "uniform and relative positions"}
 
+ENCODER_DECODER = ("sin", "abs", "abc")
+"""Positions of Duan et al.'s encoder-decoder, about which the toolkit predicts nothing."""
 
-def _reasoning(results: Sequence[Validation]) -> list[str]:
+
+@dataclass(frozen=True)
+class Reason:
+    """The toolkit's prediction for a task as trained under some positions: its verdict, basis and
+    evidence (the headline's detail, then any test of fewer digits)."""
+
+    task: str
+    positions: str
+    verdict: str
+    basis: str
+    evidence: tuple[str, ...]
+
+
+def reasons(results: Sequence[Validation]) -> list[Reason]:
     """Per task as trained (the preset's digits), the prediction for absolute positions and its
     first piece of evidence (for Xu et al.'s tasks also the test of fewer digits); per task and
     relative or uniform variant, the alignment check's."""
     from tasks.predict import predict
 
-    lines, seen = [], set()
+    found, seen = [], set()
     for result in results:
         relative = relative_verdict(result.plan.task, result.variant)
         key = (result.task, result.variant if relative else "ape")
@@ -336,9 +377,20 @@ def _reasoning(results: Sequence[Validation]) -> list[str]:
         detail = verdict.headline.split(" (", 1)[1].rstrip(")") if " (" in verdict.headline else verdict.headline
         below = [line.removeprefix("fewer digits: ") for line in verdict.evidence
                  if line.startswith("fewer digits") and line not in detail]
-        lines.append(f"- **{result.task}** ({what}): {verdict.verdict.value} [{verdict.basis}]. "
-                     f"{'; '.join([detail, *below])}")
-    if any(Variant.parse(r.variant).positions in ("sin", "abs", "abc") for r in results):
+        found.append(Reason(result.task, what, verdict.verdict.value, verdict.basis, (detail, *below)))
+    return found
+
+
+def unpredicted(results: Sequence[Validation]) -> list[str]:
+    """The variants among ``results`` of Duan et al.'s encoder-decoder (no prediction), in order."""
+    return [r.variant for r in results if Variant.parse(r.variant).positions in ENCODER_DECODER]
+
+
+def _reasoning(results: Sequence[Validation]) -> list[str]:
+    """The reasoning section: a line per :func:`reasons` entry, and one for the encoder-decoder."""
+    lines = [f"- **{r.task}** ({r.positions}): {r.verdict} [{r.basis}]. {'; '.join(r.evidence)}"
+             for r in reasons(results)]
+    if unpredicted(results):
         lines.append("- Duan et al.'s encoder-decoder (`sinusoidal`, `abs`, `abc`): no prediction; the theory is about "
                      "causal decoders with absolute positions or none.")
     return lines

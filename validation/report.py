@@ -24,7 +24,7 @@ from typing import Iterable, Sequence
 
 from tasks import registry
 
-from .config import Variant
+from .config import RunSpec, Variant
 from .protocol import LEARNED, PRESETS
 from .store import InProgress, Problem, Store, StoredRun
 
@@ -200,6 +200,28 @@ def _cells(values: Sequence[float], spread: Sequence[float] = ()) -> str:
     return " / ".join(f"{v:.3f}" for v in values)
 
 
+@dataclass(frozen=True)
+class Running:
+    """One seed of a group saved in training: the group's configuration (None when the checkpoint
+    does not name it), the step reached of how many, its length bins and its last evaluation."""
+
+    group_key: str
+    spec: RunSpec | None
+    seed: int
+    step: int
+    total_steps: int | None
+    bins: tuple[tuple[int, int], ...] | None
+    last: tuple[float, ...] | None
+
+
+def running(groups: Sequence[InProgress]) -> list[Running]:
+    """A :class:`Running` per seed of each group in progress, as the report lists them."""
+    return [Running(group.group_key, group.spec, seed, group.step, group.total_steps,
+                    (tuple(group.spec.bins or registry.get(group.spec.task).bins) if group.spec else None),
+                    tuple(history[-1][1]) if history else None)
+            for group in groups for seed, history in zip(group.seeds, group.history)]
+
+
 def in_progress_lines(groups: Sequence[InProgress]) -> list[str]:
     """The report's section on groups saved in training: per seed, the last evaluation and the
     step reached (a killed or time-limited run shows what it had learned so far)."""
@@ -209,16 +231,31 @@ def in_progress_lines(groups: Sequence[InProgress]) -> list[str]:
              "Saved at their last evaluation; `crasp validate` (or `crasp arithmetic`) continues them.", "",
              "| task | variant | preset | model | seed | step | length bins | last evaluation |",
              "|---|---|---|---|---|---|---|---|"]
-    for group in groups:
-        spec = group.spec
-        names = (spec.task, spec.variant, spec.preset, spec.model.label) if spec else (f"`{group.group_key}`", "?",
-                                                                                        "?", "?")
-        bins = " / ".join(bin_labels(spec.bins or registry.get(spec.task).bins)) if spec else "-"
-        step = f"{group.step} of {group.total_steps}" if group.total_steps else str(group.step)
-        for seed, history in zip(group.seeds, group.history):
-            last = _cells(history[-1][1]) if history else "-"
-            lines.append(f"| {' | '.join(names)} | {seed} | {step} | {bins} | {last} |")
+    for r in running(groups):
+        names = (r.spec.task, r.spec.variant, r.spec.preset, r.spec.model.label) if r.spec else (f"`{r.group_key}`",
+                                                                                                "?", "?", "?")
+        bins = " / ".join(bin_labels(r.bins)) if r.bins is not None else "-"
+        step = f"{r.step} of {r.total_steps}" if r.total_steps else str(r.step)
+        last = _cells(r.last) if r.last is not None else "-"
+        lines.append(f"| {' | '.join(names)} | {r.seed} | {step} | {bins} | {last} |")
     return lines
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """The tally under the table: rows agreeing with the prediction of all rows, and tasks with at
+    least one agreeing row of all tasks."""
+
+    rows: int
+    of_rows: int
+    tasks: int
+    of_tasks: int
+
+
+def agreement(table: Sequence[Row]) -> Agreement:
+    """How many rows (and tasks, by at least one row) of ``table`` agree with the prediction."""
+    return Agreement(sum(row.agreement == "yes" for row in table), len(table),
+                     len({row.task for row in table if row.agreement == "yes"}), len({r.task for r in table}))
 
 
 def markdown(table: list[Row], problems: Sequence[Problem] = (), plots: dict[str, str] | None = None,
@@ -239,10 +276,9 @@ def markdown(table: list[Row], problems: Sequence[Problem] = (), plots: dict[str
             f"{' / '.join(bin_labels(row.bins))} | {_cells(row.mean, row.spread)} | {row.observed.value} | "
             f"{_cells(row.published or ())} | "
             f"{row.published_outcome.value if row.published_outcome else '-'} | {row.agreement} |")
-    agreeing = sum(row.agreement == "yes" for row in table)
-    tasks_agreeing = {row.task for row in table if row.agreement == "yes"}
-    lines += ["", f"**{agreeing} of {len(table)} rows agree with the prediction "
-                  f"({len(tasks_agreeing)} of {len({r.task for r in table})} tasks with at least one agreeing row).**"]
+    tally = agreement(table)
+    lines += ["", f"**{tally.rows} of {tally.of_rows} rows agree with the prediction "
+                  f"({tally.tasks} of {tally.of_tasks} tasks with at least one agreeing row).**"]
     if plots:
         lines += ["", "## Accuracy against length", ""]
         lines += [f"![{name}]({path})" for name, path in sorted(plots.items())]

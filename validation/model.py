@@ -100,17 +100,22 @@ class SelfAttention(nn.Module):
         return self.c_proj(mixed.transpose(1, 2).reshape(batch, length, width))
 
 
+def feed_forward(config: ModelConfig) -> nn.Sequential:
+    """The MLP sublayer of every block (decoder-only and encoder-decoder): d -> 4d -> d with GELU."""
+    return nn.Sequential(
+        nn.Linear(config.d_model, 4 * config.d_model),
+        nn.GELU(approximate="tanh"),
+        nn.Linear(4 * config.d_model, config.d_model),
+    )
+
+
 class Block(nn.Module):
     def __init__(self, config: ModelConfig, *, clip: int = 0, uniform: int = 0) -> None:
         super().__init__()
         self.ln_1 = nn.LayerNorm(config.d_model)
         self.attn = SelfAttention(config, clip=clip, uniform=uniform)
         self.ln_2 = nn.LayerNorm(config.d_model)
-        self.mlp = nn.Sequential(
-            nn.Linear(config.d_model, 4 * config.d_model),
-            nn.GELU(approximate="tanh"),
-            nn.Linear(4 * config.d_model, config.d_model),
-        )
+        self.mlp = feed_forward(config)
         self.drop = dropout_layer(config)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

@@ -48,7 +48,7 @@ from tasks.registry import Example
 from . import attention_bias as lines
 from .config import ModelConfig, ValidationError, Variant
 from .data import IGNORE, PAD, Encoding, exact_rows
-from .model import dropout_layer, fused_attention
+from .model import dropout_layer, feed_forward, fused_attention
 
 SEP = "<sep>"
 OPERATORS = ("+", "*")
@@ -96,8 +96,7 @@ class DecoderBlock(nn.Module):
         super().__init__()
         self.ln_1, self.ln_2, self.ln_3 = (nn.LayerNorm(config.d_model) for _ in range(3))
         self.attn, self.cross = Attention(config), Attention(config)
-        self.mlp = nn.Sequential(nn.Linear(config.d_model, 4 * config.d_model), nn.GELU(approximate="tanh"),
-                                 nn.Linear(4 * config.d_model, config.d_model))
+        self.mlp = feed_forward(config)
         self.drop = dropout_layer(config)
 
     def forward(self, x, memory, self_mask, cross_mask, record=False):

@@ -217,6 +217,20 @@ class TrainConfig:
         return self.epochs * -(-(size or 0) // self.batch_size)
 
 
+KEY_SCHEMA_VERSION = 1
+"""The layout of a run's store key. A field added later joins the key only when it differs from
+its default (:data:`KEY_OMITTED`), so every run stored before keeps its key; a change that cannot
+keep them raises this version, which then enters every key."""
+
+KEY_OMITTED = {
+    ("model", "encoder"): False,          # decoder-only runs keep the keys they had before encoders existed
+    ("model", "dropout"): 0.0,            # runs without dropout, those from before dropout
+    ("train", "start_from"): None,        # runs trained from a fresh initialisation, those from before fine-tuning
+    ("train", "stop_when_exact"): True,   # runs that stop once their training range is exact, the first behaviour
+}
+"""(section, field) -> the value at which the field is left out of the key."""
+
+
 @dataclass(frozen=True)
 class RunSpec:
     """One training run: the key of a row in the store."""
@@ -232,15 +246,13 @@ class RunSpec:
     """The lengths trained and tested (a preset may rescale the task's published ones)."""
 
     def to_json(self) -> dict:
+        """The run as the store keys it: every field, except those :data:`KEY_OMITTED` leaves out."""
         data = dataclasses.asdict(self)
-        if not self.model.encoder:
-            del data["model"]["encoder"]  # decoder runs keep the keys they had before encoders existed
-        if not self.model.dropout:
-            del data["model"]["dropout"]  # and runs without dropout the keys they had before it
-        if self.train.start_from is None:
-            del data["train"]["start_from"]  # as do runs trained from a fresh initialisation
-        if self.train.stop_when_exact:
-            del data["train"]["stop_when_exact"]  # and runs that stop once their training range is exact
+        for (section, name), default in KEY_OMITTED.items():
+            if data[section][name] == default:
+                del data[section][name]
+        if KEY_SCHEMA_VERSION > 1:
+            data["key_schema"] = KEY_SCHEMA_VERSION
         return data
 
     @property

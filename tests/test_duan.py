@@ -12,6 +12,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import tasks
 from tasks import registry
 from validation import attention_bias as lines
 from validation import protocol
@@ -117,7 +118,7 @@ def test_scaffold_reads_the_aligned_digits_and_the_ones_before():
     sep = tokens.index("<sep>")
     for i in range(5):
         allowed = {u for u in range(len(tokens)) if cross[sep + i, u] == 0}
-        on_window = {u for u in range(len(tokens)) for family in lines.SCAFFOLDS["duan_addition"]
+        on_window = {u for u in range(len(tokens)) for family in lines.alignment(tasks.get("duan_addition"))
                      if _naive_offset(family, tokens, sep + i, u) in (-1, 0)}
         assert allowed == on_window, i
         if i < 3:  # output i reads digit i and i - 1 (from the right) of both operands

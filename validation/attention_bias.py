@@ -149,25 +149,12 @@ def bias(table: torch.Tensor, families: Sequence[Family], where: Layout) -> torc
 # ---------------------------------------------------------------- ABS: the scaffold
 
 
-SCAFFOLDS: dict[str, tuple[Family, ...]] = {
-    "duan_successor": (Family("end", True),),
-    "duan_addition": (Family("before_op", True), Family("end", True)),
-    "duan_n_times_1": (Family("before_op", True), Family("end", False)),
-    "duan_parity_scratchpad": (Family("start", True),),
-}
-"""The source lines each output of Duan et al.'s tasks reads in our format (output reversed):
-output i of the successor needs the i-th digit from the right; of a sum, the i-th digit from the
-right of both operands; of a product by one digit, the multiplicand's and the multiplier; of the
-parity scratchpad (not reversed), the i-th input bit."""
-
-
-def alignment(task_name: str) -> tuple[Family, ...]:
-    """The scaffold's cross-attention lines of a task of Duan et al."""
-    try:
-        return SCAFFOLDS[task_name]
-    except KeyError:
-        raise ValidationError(f"task {task_name!r}: attention bias scaffolding needs the task's alignment of "
-                              f"outputs to inputs, known for {', '.join(SCAFFOLDS)}") from None
+def alignment(task) -> tuple[Family, ...]:
+    """The scaffold's cross-attention lines of a task (its ``scaffold`` field: Duan et al.'s tasks)."""
+    if task.scaffold is None:
+        raise ValidationError(f"task {task.name!r}: attention bias scaffolding needs the task's alignment of "
+                              "outputs to inputs (its scaffold field), which only Duan et al.'s tasks declare")
+    return tuple(Family(name, moving) for name, moving in task.scaffold)
 
 
 def scaffold(families: Sequence[Family], kept: Sequence[Family], *, heads: int, half: int,

@@ -127,7 +127,7 @@ class EncoderDecoder(nn.Module):
         self.sep, self.pad = encoding.id(SEP), encoding.id(PAD)
         self.operators = tuple(encoding.id(t) for t in OPERATORS if t in encoding.vocabulary)
         self.half = encoding.n_positions
-        self.aligned = lines.alignment(encoding.task.name) if self.scheme.scaffolded else ()
+        self.aligned = lines.alignment(encoding.task) if self.scheme.scaffolded else ()
         self.wte = nn.Embedding(len(encoding.vocabulary), config.d_model)
         self.blocks = nn.ModuleList(DecoderBlock(config) for _ in range(config.n_layer))
         self.ln_memory = nn.LayerNorm(config.d_model)

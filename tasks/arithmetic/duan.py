@@ -19,12 +19,25 @@ _MIRROR = ("no program known: the output is reversed while the input is most sig
            "attention biases")
 
 
+_SCAFFOLDS = {
+    "successor": (("end", True),),
+    "addition": (("before_op", True), ("end", True)),
+    "n_times_1": (("before_op", True), ("end", False)),
+    "parity_scratchpad": (("start", True),),
+}
+"""The source lines each output reads in our format (output reversed): output i of the successor
+needs the i-th digit from the right; of a sum, the i-th digit from the right of both operands; of a
+product by one digit, the multiplicand's and the multiplier; of the parity scratchpad (not
+reversed), the i-th input bit."""
+
+
 def _duan_task(name: str, symbols, outputs, sample, answer, valid, description, no_program: str,
                measure, split: Split | None = None) -> Task:
     return Task(
         name=f"duan_{name}",
         family="arithmetic",
         protocol="duan",
+        scaffold=_SCAFFOLDS[name],
         format=Format.SEQ2SEQ,
         symbols=tuple(symbols),
         outputs=tuple(outputs),

@@ -71,7 +71,7 @@ class RunResult:
         return [names[c] if ok else None for c, ok in zip(chosen.tolist(), unique.tolist())]
 
 
-def _as_tokens(item: Tokens) -> tuple[str, ...]:
+def as_tokens(item: Tokens) -> tuple[str, ...]:
     return tuple(item.split()) if isinstance(item, str) else tuple(item)
 
 
@@ -267,7 +267,7 @@ def run(
     alphabet (plus ``alphabet``) are an :class:`~crasp.errors.InputError` unless ``allow_unknown``.
     """
     checked = program if isinstance(program, CheckedProgram) else check(program, registry)
-    batch = [_as_tokens(item) for item in inputs]
+    batch = [as_tokens(item) for item in inputs]
     for index, seq in enumerate(batch):
         if not seq:
             raise InputError(f"input {index + 1} is empty: a program reads its output at the last position")
@@ -304,7 +304,7 @@ def run_in_chunks(
     if cells is None:
         per_cell = 8 * (len(checked.definitions) + len(checked.next_tokens) + 4)
         cells = max(1, min(1 << 22, memory // per_cell))
-    batch = [_as_tokens(item) for item in inputs]
+    batch = [as_tokens(item) for item in inputs]
     offset = options.pop("offset", 0)
     per_input = np.broadcast_to(np.asarray(offset, dtype=np.int64), (len(batch),))
     for indices in length_batches([len(seq) for seq in batch], cells):

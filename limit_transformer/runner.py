@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from crasp.errors import InputError
-from crasp.interpreter import RunResult, Tokens, _as_tokens, encode
+from crasp.interpreter import RunResult, Tokens, as_tokens, encode
 
 from .model import LimitTransformer
 
@@ -60,7 +60,7 @@ def run(
     Inputs longer than the length the model was compiled for are refused unless
     ``check_length`` is False (then exactness is not guaranteed by the compiler's analysis).
     """
-    batch = [_as_tokens(item) for item in inputs]
+    batch = [as_tokens(item) for item in inputs]
     for index, seq in enumerate(batch):
         if not seq:
             raise InputError(f"input {index + 1} is empty: a program reads its output at the last position")

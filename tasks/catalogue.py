@@ -77,6 +77,12 @@ def task(
     return wrap
 
 
+def registered() -> dict[str, Task]:
+    """The registered tasks by name, the built-in suite included (the live table: do not modify)."""
+    _load_builtin()
+    return _REGISTRY
+
+
 def names(family: str | None = None) -> list[str]:
     """Names of registered tasks, in registration order."""
     _load_builtin()

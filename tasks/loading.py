@@ -96,7 +96,7 @@ def _registered_by(value) -> Task | None:
     if not callable(value):
         return None
     reference = f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', '')}"
-    return next((t for t in catalogue._REGISTRY.values() if t.reference == reference), None)
+    return next((t for t in catalogue.registered().values() if t.reference == reference), None)
 
 
 def tasks_in(module) -> list[str]:
@@ -134,7 +134,7 @@ def load_task(spec: str) -> Task:
     tasks.findings.TaskError: task 'tasks:nope_such_task': no such task 'nope_such_task' in module 'tasks'; it defines no Task (a tasks.registry.Task, or a function decorated with @tasks.task)
     """
     module_name, name = split_spec(spec)
-    catalogue._load_builtin()
+    catalogue.registered()  # the suite first, so a module's own tasks cannot shadow it unnoticed
     module = _import(module_name, spec)
     value = getattr(module, name, _MISSING)
     if isinstance(value, Task):
@@ -142,8 +142,8 @@ def load_task(spec: str) -> Task:
     found = _registered_by(value)
     if found is not None:
         return found
-    if value is _MISSING and name in catalogue._REGISTRY:
-        return catalogue._REGISTRY[name]  # a task name the module registered (or a suite task)
+    if value is _MISSING and name in catalogue.registered():
+        return catalogue.registered()[name]  # a task name the module registered (or a suite task)
     if value is not _MISSING:
         hint = ("; decorate it with @tasks.task(NAME, symbols=..., sampler=...) to make it a task"
                 if callable(value) and not isinstance(value, type) else "")

@@ -36,8 +36,7 @@ def get(name: str) -> Task:
         if not colon or not alphabet:
             raise TaskError(f"task {name!r}: a regular-expression task is written re:ALPHABET:REGEX, e.g. re:ab:(ab)*")
         return regex_task(expression, alphabet, name=name)
-    catalogue._load_builtin()
-    registered = catalogue._REGISTRY  # looked up now: tests may swap the catalogue's table
+    registered = catalogue.registered()
     if ":" in name and name not in registered:
         from .loading import load_task
 

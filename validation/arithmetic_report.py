@@ -12,7 +12,7 @@ from tasks import registry
 
 from .arithmetic_claims import ABOVE, CASCADES_ABOVE, DOWNWARD, Cascades, Curve, Experiment, Kept, Run
 from .config import Variant
-from .report import KEPT, Outcome, Row, _cells, bin_labels, pyplot, relative_verdict, row_of
+from .report import KEPT, Outcome, Row, table_cells, bin_labels, pyplot, relative_verdict, row_of
 from .store import StoredRun
 from .sweep import Validation
 
@@ -119,8 +119,8 @@ def claims_table(experiment: Experiment, preset: str, table: list[Row], found: S
             lines.append(f"| {item.task} | {item.variant} | - | 0/0 | - | - | - | - | - | {item.claimed} | {verdict} |")
             continue
         lines.append(f"| {item.task} | {item.variant} | {row.model} | {row.counted}/{row.runs} | {row.predicted} | "
-                     f"{' / '.join(bin_labels(row.bins))} | {_cells(row.mean, row.spread)} | {row.observed.value} | "
-                     f"{_cells(row.published or ())} | {item.claimed} | {verdict} |")
+                     f"{' / '.join(bin_labels(row.bins))} | {table_cells(row.mean, row.spread)} | {row.observed.value} | "
+                     f"{table_cells(row.published or ())} | {item.claimed} | {verdict} |")
     agreeing = sum(claim.agrees == "yes" for claim in found_claims)
     lines += ["", f"**{agreeing} of {len(found_claims)} runs agree with the paper's claim.**"]
     return lines
@@ -278,7 +278,7 @@ def uncounted_table(results: Sequence[Validation]) -> list[str]:
     """One line per seed that did not count: its accuracy per bin where it stopped, and its steps
     (empty when every seed counted). The claims table leaves these seeds out; a run with none
     counted reads "inconclusive" there, and this table shows what its seeds did learn."""
-    lines = [f"| {r.task} | {r.variant} | {run.spec.seed} | {_cells(run.accuracy)} | {run.steps} |"
+    lines = [f"| {r.task} | {r.variant} | {run.spec.seed} | {table_cells(run.accuracy)} | {run.steps} |"
              for r, run in uncounted(results)]
     return ["| task | variant | seed | accuracy per bin | steps |", "|---|---|---|---|---|", *lines] if lines else []
 

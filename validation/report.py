@@ -192,7 +192,7 @@ def bin_labels(bins: Sequence[tuple[int, int]]) -> list[str]:
     return [f"{low}" if low == high else f"{low}-{high}" for low, high in bins]
 
 
-def _cells(values: Sequence[float], spread: Sequence[float] = ()) -> str:
+def table_cells(values: Sequence[float], spread: Sequence[float] = ()) -> str:
     if not values:
         return "-"
     if spread:
@@ -236,7 +236,7 @@ def in_progress_lines(groups: Sequence[InProgress]) -> list[str]:
                                                                                                 "?", "?", "?")
         bins = " / ".join(bin_labels(r.bins)) if r.bins is not None else "-"
         step = f"{r.step} of {r.total_steps}" if r.total_steps else str(r.step)
-        last = _cells(r.last) if r.last is not None else "-"
+        last = table_cells(r.last) if r.last is not None else "-"
         lines.append(f"| {' | '.join(names)} | {r.seed} | {step} | {bins} | {last} |")
     return lines
 
@@ -273,8 +273,8 @@ def markdown(table: list[Row], problems: Sequence[Problem] = (), plots: dict[str
     for row in table:
         lines.append(
             f"| {row.task} | {row.variant} | {row.preset} | {row.model} | {row.counted}/{row.runs} | {row.predicted} | "
-            f"{' / '.join(bin_labels(row.bins))} | {_cells(row.mean, row.spread)} | {row.observed.value} | "
-            f"{_cells(row.published or ())} | "
+            f"{' / '.join(bin_labels(row.bins))} | {table_cells(row.mean, row.spread)} | {row.observed.value} | "
+            f"{table_cells(row.published or ())} | "
             f"{row.published_outcome.value if row.published_outcome else '-'} | {row.agreement} |")
     tally = agreement(table)
     lines += ["", f"**{tally.rows} of {tally.of_rows} rows agree with the prediction "

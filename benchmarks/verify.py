@@ -33,7 +33,7 @@ def main() -> None:
             if program is None:
                 continue
             start = time.perf_counter()
-            report = verify(task, program, variant=variant)
+            report = verify(task, program, scheme=variant)
             seconds = time.perf_counter() - start
             info = check(program).info
             record = {

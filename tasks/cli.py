@@ -14,13 +14,13 @@ from .registry import Task
 from .verify import verify
 
 
-def program_status(task: Task, variant: str) -> dict:
+def program_status(task: Task, scheme: str) -> dict:
     """Size, depth and positional needs of a task's library program, or why there is none."""
     from crasp.cli import describe as describe_program
 
-    program = task.program(variant)
+    program = task.program(scheme)
     if program is None:
-        return {"program": None, "reason": task.no_program.get(variant, "")}
+        return {"program": None, "reason": task.no_program.get(scheme, "")}
     return {"program": program.source, **describe_program(check(program))}
 
 
@@ -84,7 +84,7 @@ def cmd_verify(args, out, err) -> int:
     task = _resolve(args.task)
     program = load_program(args.program) if args.program else None
     report = verify(
-        task, program, variant=args.variant, exhaustive_length=args.exhaustive_length,
+        task, program, scheme=args.positions, exhaustive_length=args.exhaustive_length,
         samples=args.samples, max_length=args.max_length, seed=args.seed,
     )
     print(report.summary(), file=out)
@@ -267,8 +267,9 @@ def add_commands(commands) -> None:
     )
     verify_p.add_argument("task", metavar="TASK")
     verify_p.add_argument("--program", metavar="FILE", help="a .cr file (default: the library program)")
-    verify_p.add_argument("--variant", choices=["ape", "nope"], default="ape",
-                          help="which library program: ape (periodic/local allowed) or nope (plain)")
+    verify_p.add_argument("--positions", "--variant", dest="positions", choices=["ape", "nope"], default="ape",
+                          help="which library program: ape (periodic/local allowed) or nope (plain); "
+                               "--variant is its older name")
     verify_p.add_argument("--exhaustive-length", type=NONNEGATIVE, metavar="N",
                           help="longest exhaustively checked input")
     verify_p.add_argument("--samples", type=NONNEGATIVE, default=200, metavar="N",

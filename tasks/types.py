@@ -235,9 +235,9 @@ class Task:
         """The longest length the task can produce (distinct-symbol tasks run out of symbols)."""
         return self.max_length if self.max_length is not None else 10**9
 
-    def program(self, variant: str = "ape") -> Program | None:
+    def program(self, scheme: str = "ape") -> Program | None:
         """The library program for "ape" (periodic/local allowed) or "nope" (plain C-RASP)."""
-        factory = self.programs.get(variant)
+        factory = self.programs.get(scheme)
         return factory() if factory else None
 
 

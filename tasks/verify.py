@@ -188,7 +188,7 @@ def verify(
     task: Task,
     program: Program | CheckedProgram | None = None,
     *,
-    variant: str = "ape",
+    scheme: str = "ape",
     exhaustive_length: int | None = None,
     exhaustive_symbols: Sequence[str] | None = None,
     samples: int = 200,
@@ -199,7 +199,7 @@ def verify(
     derived: int = DERIVED,
     reach_cap: int = REACH_CAP,
 ) -> Report:
-    """Check ``program`` (default: the task's library program for ``variant``) against the reference.
+    """Check ``program`` (default: the task's library program for ``scheme``, "ape" or "nope") against the reference.
 
     Three input sets: every input up to ``exhaustive_length`` (default: as many as
     ``exhaustive_budget`` allows), ``samples`` drawn from the task's own distribution up to
@@ -210,10 +210,10 @@ def verify(
     ones. The report holds the shortest counterexample found, and which comparisons the inputs
     exercised."""
     if program is None:
-        program = task.program(variant)
+        program = task.program(scheme)
         if program is None:
-            reason = task.no_program.get(variant, "none is registered")
-            raise TaskError(f"task {task.name!r} has no {variant} program: {reason}")
+            reason = task.no_program.get(scheme, "none is registered")
+            raise TaskError(f"task {task.name!r} has no {scheme} program: {reason}")
     checked = program if isinstance(program, CheckedProgram) else check(program)
     _check_outputs(task, checked)
     from .evidence.reference import check_reference  # here: the evidence sources import this module

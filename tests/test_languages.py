@@ -159,7 +159,7 @@ FORMAL_PROGRAMS = [(n, v) for n in tasks.names("formal") for v in ("ape", "nope"
 @pytest.mark.parametrize("name, variant", FORMAL_PROGRAMS)
 def test_language_programs_are_verified(name, variant):
     task = tasks.get(name)
-    report = verify(task, variant=variant, exhaustive_length=min(9, 3 * 9 // len(task.symbols)),
+    report = verify(task, scheme=variant, exhaustive_length=min(9, 3 * 9 // len(task.symbols)),
                     samples=6, max_length=520)
     assert report.ok, report.counterexample.describe()
     if variant == "nope":

@@ -126,7 +126,7 @@ PROGRAMS = [(n, v) for n in tasks.names("algorithmic") for v in ("ape", "nope") 
 @pytest.mark.parametrize("name, variant", PROGRAMS)
 def test_library_programs_are_verified(name, variant):
     task = tasks.get(name)
-    report = verify(task, variant=variant, samples=8, max_length=160)
+    report = verify(task, scheme=variant, samples=8, max_length=160)
     assert report.ok, report.counterexample.describe()
     assert report.checks > 0 and report.exhaustive_inputs > 0
 

@@ -54,7 +54,7 @@ def _verify_tasks(say) -> None:
             if task.programs.get(variant) is None:
                 say(f"{name[:26]:26s} {variant:4s} no program ({task.no_program[variant].split(':')[0]})")
                 continue
-            report = verify(task, variant=variant, **small)
+            report = verify(task, scheme=variant, **small)
             say(f"{name[:26]:26s} {variant:4s} {'PASS' if report.ok else 'FAIL'}  {report.checks:7d} checks "
                 f"({report.exhaustive_inputs} exhaustive inputs, {report.sampled_inputs} sampled)")
 

@@ -162,6 +162,9 @@ class Task:
     """The paper whose training protocol trains this task ("xu", "duan", "sabbaghi"); None: the suite's."""
     operation: str | None = None
     """The arithmetic operation the task computes ("addition", "multiplication", ...), where there is one."""
+    distribution: str | None = None
+    """The named training distribution, where the paper defines several (Sabbaghi et al.'s "uniform",
+    "balanced", "mixed")."""
     scaffold: tuple[tuple[str, bool], ...] | None = None
     """Duan et al.'s attention-bias scaffold: the source line families each output reads, as
     (family, moving) pairs (see :mod:`validation.attention_bias`); None where none is known."""

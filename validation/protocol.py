@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from tasks.algorithmic import offset_up_to
 from tasks.alignment import leading_operand_width
-from tasks.arithmetic import distribution_of, sabbaghi_tasks, xu_bins
+from tasks.arithmetic import sabbaghi_tasks, xu_bins
 from tasks.registry import Task
 
 from .config import ModelConfig, RunSpec, TrainConfig, ValidationError, Variant
@@ -200,7 +200,7 @@ def _sabbaghi_plan(task: Task, variant: Variant, *, cpu: bool) -> Plan:
     addition = task.operation == "addition"
     if cpu:
         if addition:
-            task = sabbaghi_tasks(width=SABBAGHI_CPU_WIDTH, distribution=distribution_of(task.name))[0]
+            task = sabbaghi_tasks(width=SABBAGHI_CPU_WIDTH, distribution=task.distribution or "uniform")[0]
         train = TrainConfig(lr=1e-3, steps=SABBAGHI_CPU_STEPS, warmup=100, eval_every=1_000, test_size=400,
                             stop_when_exact=False)
         return Plan(task, ModelConfig(2, 4, 64, encoder=True, dropout=SABBAGHI_DROPOUT), train,

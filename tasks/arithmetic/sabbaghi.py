@@ -181,6 +181,7 @@ def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int
                   min_length=1, reference=SABBAGHI, no_program={"ape": _ENCODER, "nope": _ENCODER})
     addition = Task(
         name="sabbaghi_addition" + ("" if distribution == "uniform" else f"_{distribution}"), operation="addition",
+        distribution=distribution,
         symbols=(*DIGITS, "+", PAD),
         outputs=(*DIGITS, PAD), **common, sample_input=add_sample, answer=add_answer, valid=add_valid,
         train_range=(1, train_digits), bins=_bins_up_to(width, (5, 10, 20, 50)), max_length=width,

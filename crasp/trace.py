@@ -50,7 +50,7 @@ class Trace:
         half = max_positions // 2
         return [*range(half), None, *range(n - half, n)]
 
-    def table_cells(self, row: TraceRow, columns: list[int | None]) -> list[str]:
+    def _cells(self, row: TraceRow, columns: list[int | None]) -> list[str]:
         return [_ELLIPSIS if k is None else str(int(row.values[k])) for k in columns]
 
     def to_text(self, max_positions: int = 200) -> str:
@@ -58,7 +58,7 @@ class Trace:
         columns = self._columns(max_positions)
         header = ["position", *(_ELLIPSIS if k is None else str(self.offset + k + 1) for k in columns)]
         table = [["token", *(_ELLIPSIS if k is None else self.tokens[k] for k in columns)]]
-        table += [[row.name, *self.table_cells(row, columns)] for row in self.rows]
+        table += [[row.name, *self._cells(row, columns)] for row in self.rows]
         return tabulate(table, headers=header, tablefmt="plain", disable_numparse=True)
 
     def to_html(self, max_positions: int = 1000) -> str:

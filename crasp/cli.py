@@ -71,6 +71,12 @@ def read_inputs(tokens: Sequence[str], stdin) -> list[list[str]]:
     return inputs
 
 
+def error_line(error: CraspError) -> str:
+    """``crasp: error: <what>``, programs' errors located as ``file:line:column`` with their source line."""
+    text = error.render(kind=False) if isinstance(error, SourceError) else str(error)
+    return f"crasp: error: {text}"
+
+
 def describe(checked: CheckedProgram) -> dict:
     info = checked.info
     outputs = ["accept"] if checked.accept is not None else [f'next "{t}"' for t, _ in checked.next_tokens]
@@ -131,8 +137,7 @@ def cmd_check(args, out, err) -> int:
         try:
             summary = describe(check(load_program(spec)))
         except CraspError as error:
-            text = error.render(kind=False) if isinstance(error, SourceError) else str(error)
-            print(f"crasp: error: {text}", file=err)
+            print(error_line(error), file=err)
             status = max(status, error.exit_status)
             continue
         if args.json:
@@ -306,8 +311,7 @@ def _dispatch(argv: Sequence[str] | None, out: _Output, err: _Output) -> int:
     try:
         return handler(args, out, err)
     except CraspError as error:
-        text = error.render(kind=False) if isinstance(error, SourceError) else str(error)
-        print(f"crasp: error: {text}", file=err)
+        print(error_line(error), file=err)
         return error.exit_status
     except BrokenPipeError:  # the reader went away (`crasp tasks | head`): nothing left to report
         return 0

@@ -334,6 +334,24 @@ def children(node: Expr) -> tuple[Expr, ...]:
     return ()
 
 
+def deeper_than(program: Program, limit: int) -> tuple[Expr, Statement] | None:
+    """The first node nested more than ``limit`` levels deep in an expression of ``program``, with
+    its statement (None if there is none); found without recursion, so any depth can be asked.
+
+    >>> deeper_than(Program((Definition("A", Not(Not(BoolConst(True)))),)), 2)
+    (BoolConst(value=True), Definition(name='A', expr=Not(operand=Not(operand=BoolConst(value=True)))))
+    """
+    for statement in program.statements:
+        expr = getattr(statement, "expr", None)
+        stack = [(expr, 1)] if expr is not None else []
+        while stack:
+            node, depth = stack.pop()
+            if depth > limit:
+                return node, statement
+            stack.extend((child, depth + 1) for child in children(node))
+    return None
+
+
 def walk(node: Expr):
     """Every node of an expression tree, parents before children."""
     stack = [node]

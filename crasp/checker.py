@@ -20,7 +20,7 @@ from typing import Mapping
 from . import ast
 from .errors import NameResolutionError, OutputError, PredicateError, SortError, SourceError, StaticError
 from .intsets import IntSet
-from .limits import MAX_NESTING, ensure_stack
+from .limits import MAX_NESTING, TOO_DEEP, ensure_stack
 from .predicates import DEFAULT_REGISTRY, BinaryPredicate, PredicateRegistry, UnaryPredicate
 
 
@@ -342,17 +342,10 @@ class _Checker:
 
 def _check_nesting(program: ast.Program) -> None:
     """Refuse an expression nested deeper than MAX_NESTING (programs built in Python are not parsed)."""
-    for statement in program.statements:
-        expr = getattr(statement, "expr", None)
-        stack = [(expr, 1)] if expr is not None else []
-        while stack:
-            node, depth = stack.pop()
-            if depth > MAX_NESTING:
-                raise StaticError(
-                    f"expression nested deeper than {MAX_NESTING} levels; split it into named definitions",
-                    node.loc or statement.loc,
-                )
-            stack.extend((child, depth + 1) for child in ast.children(node))
+    found = ast.deeper_than(program, MAX_NESTING)
+    if found is not None:
+        node, statement = found
+        raise StaticError(TOO_DEEP, node.loc or statement.loc)
 
 
 def _line(loc: ast.Loc | None) -> str:

@@ -18,6 +18,10 @@ import sys
 MAX_NESTING = 500
 """Deepest expression nesting accepted (each operator, count or parenthesised group is a level)."""
 
+TOO_DEEP = (f"expression nested deeper than {MAX_NESTING} levels (each operator or count is a level); "
+            "split it into named definitions")
+"""The error for a program beyond :data:`MAX_NESTING`, from the parser and from the checker alike."""
+
 MAX_LITERAL = 10**18
 """Largest integer literal (counts, constants, moduli and offsets are exact int64 values)."""
 

@@ -11,14 +11,14 @@ import functools
 from importlib import resources
 from pathlib import Path
 
-from lark import Lark, Token, Tree, v_args
+from lark import Lark, Token, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 from lark.visitors import Transformer_NonRecursive
 
 from . import ast
 from .errors import CraspSyntaxError, SortError, SourceError
 from .intsets import IntSet
-from .limits import MAX_LITERAL, MAX_NESTING, ensure_stack
+from .limits import MAX_LITERAL, MAX_NESTING, TOO_DEEP, ensure_stack
 
 _TERMINAL_NAMES = {
     "NAME": "a name",
@@ -49,21 +49,19 @@ def parse(text: str, source: str = "<program>") -> ast.Program:
         tree = _lark().parse(text)
     except UnexpectedInput as error:
         raise _syntax_error(error, text, source) from None
-    too_deep = _first_too_deep(tree)
-    if too_deep is not None:
-        raise CraspSyntaxError(
-            f"expression nested deeper than {MAX_NESTING} levels (each operator or count is a "
-            "level); split it into named definitions",
-            too_deep, source=source, text=text,
-        )
     try:
-        statements = _ToAst().transform(tree)
+        statements = _ToAst().transform(tree)  # without recursion: any depth is built, then measured
     except VisitError as error:
         inner = error.orig_exc
         if isinstance(inner, SourceError):
             raise type(inner)(inner.message, inner.loc, source=source, text=text) from None
         raise
-    return ast.Program(tuple(statements), source=source, comments=_comments(text), text=text)
+    program = ast.Program(tuple(statements), source=source, comments=_comments(text), text=text)
+    found = ast.deeper_than(program, MAX_NESTING)
+    if found is not None:
+        node, statement = found
+        raise CraspSyntaxError(TOO_DEEP, node.loc or statement.loc, source=source, text=text)
+    return program
 
 
 def parse_file(path: str | Path) -> ast.Program:
@@ -127,25 +125,6 @@ def _syntax_error(error: UnexpectedInput, text: str, source: str) -> CraspSyntax
     if isinstance(error, UnexpectedEOF):  # pragma: no cover - LALR reports $END tokens instead
         return CraspSyntaxError("unexpected end of input", source=source, text=text)
     raise error  # pragma: no cover
-
-
-# ---------------------------------------------------------------- nesting
-
-
-def _first_too_deep(tree: Tree) -> ast.Loc | None:
-    """Where the parse tree first nests deeper than MAX_NESTING expression levels (None if it does not)."""
-    stack = [(child, 1) for child in tree.children if isinstance(child, Tree)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > MAX_NESTING + 1:  # + 1: the statement's own node is not an expression level
-            return _loc(node.meta)
-        stack.extend((child, depth + 1) for child in node.children
-                     if isinstance(child, Tree) and child.data not in _NOT_EXPRESSIONS)
-    return None
-
-
-_NOT_EXPRESSIONS = {"int_set", "signed_int", "named_guard", "offset_set", "offset_compare"}
-"""Parse-tree nodes below an expression that are not expression levels (guards, literal sets)."""
 
 
 # ---------------------------------------------------------------- comments
@@ -214,7 +193,7 @@ def unquote(literal: str) -> str:
 
 def _int(token: Token) -> int:
     digits = token.value.lstrip("-").lstrip("0")
-    if len(digits) > len(str(MAX_LITERAL)) or int(token.value) > MAX_LITERAL or int(token.value) < -MAX_LITERAL:
+    if len(digits) > len(str(MAX_LITERAL)) or int(digits or "0") > MAX_LITERAL:
         shown = token.value if len(token.value) <= 24 else f"{token.value[:12]}... ({len(digits)} digits)"
         raise CraspSyntaxError(
             f"integer {shown} is out of range: literals are limited to +-10^{len(str(MAX_LITERAL)) - 1} "

@@ -155,7 +155,7 @@ class _Evaluator:
 
     def periodic(self, modulus: int, residues: IntSet) -> np.ndarray:
         if modulus > _TABLE_MODULUS:  # test the residues' intervals, not a table of every residue
-            return IntSet.of(residues).contains(self.positions_mod(modulus))
+            return residues.contains(self.positions_mod(modulus))
         table = np.zeros(modulus, dtype=bool)
         table[list(residues)] = True
         return table[self.positions_mod(modulus)]

@@ -11,7 +11,7 @@ from tasks.arithmetic import sabbaghi_tasks
 from validation import protocol
 from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
 from validation.data import Encoding
-from validation.model import GPT, relative_index
+from validation.model import GPT, Attention, relative_index
 from validation.train import SeedGroup, leading_operand_width
 
 
@@ -60,6 +60,33 @@ def test_relative_attention_matches_its_definition(encoder, variant, uniform):
         attention.relative.weight.normal_()  # make the relative term large enough to matter
         x = torch.randn(1, 9, 8)
         assert torch.allclose(attention(x)[0], _naive_attention(attention, x[0]), atol=1e-5)
+
+
+def test_cross_attention_matches_its_definition_and_reads_old_checkpoints():
+    """Queries from x, keys and values from the memory, through the rows of the one projection;
+    an encoder-decoder checkpoint with ``query`` and ``key_value`` apart loads into it unchanged."""
+    torch.manual_seed(4)
+    config = ModelConfig(1, 2, 8)
+    attention = Attention(config)
+    x, memory = torch.randn(1, 5, 8), torch.randn(1, 7, 8)
+    mask = torch.randn(1, 1, 5, 7)
+    weight, bias = attention.c_attn.weight, attention.c_attn.bias
+    q, k, v = x[0] @ weight[:8].t() + bias[:8], memory[0] @ weight[8:16].t() + bias[8:16], memory[0] @ weight[16:].t() + bias[16:]
+    expected = torch.zeros(5, 8)
+    for h in range(2):
+        cols = slice(4 * h, 4 * h + 4)
+        scores = q[:, cols] @ k[:, cols].t() / 2.0 + mask[0, 0]
+        expected[:, cols] = scores.softmax(-1) @ v[:, cols]
+    with torch.no_grad():
+        out, weights = attention(x, memory, mask=mask, record=True)
+        assert torch.allclose(out[0], attention.c_proj(expected), atol=1e-5)
+        assert torch.allclose(attention(x, memory, mask=mask)[0], out, atol=1e-5)
+        assert weights.shape == (1, 2, 5, 7)
+        old = {"query.weight": weight[:8], "query.bias": bias[:8], "key_value.weight": weight[8:],
+               "key_value.bias": bias[8:], "c_proj.weight": attention.c_proj.weight, "c_proj.bias": attention.c_proj.bias}
+        loaded = Attention(config)
+        loaded.load_state_dict({name: t.clone() for name, t in old.items()})
+        assert torch.equal(loaded.c_attn.weight, weight) and torch.equal(loaded.c_attn.bias, bias)
 
 
 def test_relative_positions_are_clipped_and_translation_invariant():

@@ -65,39 +65,66 @@ def relative_index(length: int, clip: int, uniform: int = 0, device=None) -> tor
     return index
 
 
-class SelfAttention(nn.Module):
-    """Multi-head self-attention: causal in a decoder, bidirectional in an encoder. With relative
-    positions, query i scores key j as q_i . (k_j + r_ij) / sqrt(d_head), r_ij the learned row
-    :func:`relative_index` picks (Shaw et al.'s keys term; one table per layer, shared by heads)."""
+class Attention(nn.Module):
+    """Multi-head attention, the one kind every model here uses: queries from ``x``, keys and values
+    from ``x`` (self-attention) or from ``memory`` (cross-attention), through one projection
+    ``c_attn`` whose rows are the query, key and value maps. Causal in a decoder, bidirectional in
+    an encoder; ``mask`` is added to the scores (batch, heads or 1, queries, keys).
 
-    def __init__(self, config: ModelConfig, *, clip: int = 0, uniform: int = 0) -> None:
+    With relative positions (``clip`` > 0), query i scores key j as q_i . (k_j + r_ij) / sqrt(d_head),
+    r_ij the learned row :func:`relative_index` picks (Shaw et al.'s keys term; one table per
+    layer, shared by heads). ``forward`` returns the output and, with ``record``, the attention
+    weights (else None).
+    """
+
+    def __init__(self, config: ModelConfig, *, causal: bool = False, clip: int = 0, uniform: int = 0) -> None:
         super().__init__()
-        self.n_head, self.causal = config.n_head, not config.encoder
+        self.n_head, self.causal = config.n_head, causal
         self.clip, self.uniform, self.dropout = clip, uniform, config.dropout
         self.c_attn = nn.Linear(config.d_model, 3 * config.d_model)
         self.c_proj = nn.Linear(config.d_model, config.d_model)
         head = config.d_model // config.n_head
         self.relative = nn.Embedding(2 * clip + 1 + uniform, head) if clip else None
+        self.register_load_state_dict_pre_hook(_join_query_key_value)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, memory: torch.Tensor | None = None, mask: torch.Tensor | None = None,
+                record: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
         batch, length, width = x.shape
-        q, k, v = self.c_attn(x).split(width, dim=2)
-        heads = lambda t: t.view(batch, length, self.n_head, width // self.n_head).transpose(1, 2)
+        if memory is None:
+            q, k, v = self.c_attn(x).split(width, dim=2)
+        else:
+            weight, bias = self.c_attn.weight, self.c_attn.bias
+            q = F.linear(x, weight[:width], bias[:width])
+            k, v = F.linear(memory, weight[width:], bias[width:]).split(width, dim=2)
+        heads = lambda t: t.view(batch, t.shape[1], self.n_head, width // self.n_head).transpose(1, 2)
         q, k, v = heads(q), heads(k), heads(v)
         dropout = self.dropout if self.training else 0.0
-        if self.relative is None:
-            mixed = fused_attention(q, k, v, causal=self.causal, dropout=dropout)
-        else:
+        if self.relative is None and not record:
+            mixed = fused_attention(q, k, v, causal=self.causal, mask=mask, dropout=dropout)
+            return self.c_proj(mixed.transpose(1, 2).reshape(batch, length, width)), None
+        scores = q @ k.transpose(-2, -1)
+        if self.relative is not None:
             index = relative_index(length, self.clip, self.uniform, device=x.device)
             by_row = q @ self.relative.weight.t()  # (batch, heads, length, rows)
-            relative = by_row.gather(-1, index.expand(batch, self.n_head, length, length))
-            scores = (q @ k.transpose(-2, -1) + relative) / math.sqrt(q.shape[-1])
-            if self.causal:
-                future = torch.ones(length, length, dtype=torch.bool, device=x.device).triu(1)
-                scores = scores.masked_fill(future, float("-inf"))
-            weights = scores.softmax(dim=-1)
-            mixed = (F.dropout(weights, dropout) if dropout else weights) @ v
-        return self.c_proj(mixed.transpose(1, 2).reshape(batch, length, width))
+            scores = scores + by_row.gather(-1, index.expand(batch, self.n_head, length, length))
+        scores = scores / math.sqrt(q.shape[-1])
+        if mask is not None:
+            scores = scores + mask
+        if self.causal:
+            future = torch.ones(length, k.shape[2], dtype=torch.bool, device=x.device).triu(1)
+            scores = scores.masked_fill(future, float("-inf"))
+        weights = scores.softmax(dim=-1)
+        mixed = (F.dropout(weights, dropout) if dropout else weights) @ v
+        return self.c_proj(mixed.transpose(1, 2).reshape(batch, length, width)), weights if record else None
+
+
+def _join_query_key_value(module: nn.Module, state: dict, prefix: str, *_ignored) -> None:
+    """Checkpoints written before the attention classes were one keep the encoder-decoder's
+    ``query`` and ``key_value`` projections apart; their rows, stacked, are ``c_attn``."""
+    for part in ("weight", "bias"):
+        query, key_value = f"{prefix}query.{part}", f"{prefix}key_value.{part}"
+        if query in state and key_value in state:
+            state[f"{prefix}c_attn.{part}"] = torch.cat((state.pop(query), state.pop(key_value)))
 
 
 def feed_forward(config: ModelConfig) -> nn.Sequential:
@@ -113,13 +140,13 @@ class Block(nn.Module):
     def __init__(self, config: ModelConfig, *, clip: int = 0, uniform: int = 0) -> None:
         super().__init__()
         self.ln_1 = nn.LayerNorm(config.d_model)
-        self.attn = SelfAttention(config, clip=clip, uniform=uniform)
+        self.attn = Attention(config, causal=not config.encoder, clip=clip, uniform=uniform)
         self.ln_2 = nn.LayerNorm(config.d_model)
         self.mlp = feed_forward(config)
         self.drop = dropout_layer(config)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = x + self.drop(self.attn(self.ln_1(x)))
+        x = x + self.drop(self.attn(self.ln_1(x))[0])
         return x + self.drop(self.mlp(self.ln_2(x)))
 
 

@@ -48,7 +48,7 @@ from tasks.registry import Example
 from . import attention_bias as lines
 from .config import ModelConfig, ValidationError, Variant
 from .data import IGNORE, PAD, Encoding, exact_rows
-from .model import dropout_layer, feed_forward, fused_attention
+from .model import Attention, dropout_layer, feed_forward
 
 SEP = "<sep>"
 OPERATORS = ("+", "*")
@@ -59,33 +59,6 @@ def sinusoidal(index: torch.Tensor, width: int) -> torch.Tensor:
     rates = torch.exp(torch.arange(0, width, 2, device=index.device) * (-math.log(10_000.0) / width))
     angles = index.to(torch.float32)[..., None] * rates
     return torch.stack((angles.sin(), angles.cos()), dim=-1).flatten(-2)[..., :width]
-
-
-class Attention(nn.Module):
-    """Multi-head attention of queries from ``x`` over keys and values from ``memory``, with an
-    additive mask (batch, heads or 1, length, length)."""
-
-    def __init__(self, config: ModelConfig) -> None:
-        super().__init__()
-        self.n_head, self.dropout = config.n_head, config.dropout
-        self.query = nn.Linear(config.d_model, config.d_model)
-        self.key_value = nn.Linear(config.d_model, 2 * config.d_model)
-        self.c_proj = nn.Linear(config.d_model, config.d_model)
-
-    def forward(self, x: torch.Tensor, memory: torch.Tensor, mask: torch.Tensor,
-                record: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
-        batch, length, width = x.shape
-        heads = lambda t: t.view(batch, length, self.n_head, width // self.n_head).transpose(1, 2)
-        k, v = self.key_value(memory).split(width, dim=2)
-        q, k, v = heads(self.query(x)), heads(k), heads(v)
-        weights = None
-        dropout = self.dropout if self.training else 0.0
-        if record:
-            weights = ((q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1]) + mask).softmax(-1)
-            mixed = (F.dropout(weights, dropout) if dropout else weights) @ v
-        else:
-            mixed = fused_attention(q, k, v, mask=mask, dropout=dropout)
-        return self.c_proj(mixed.transpose(1, 2).reshape(batch, length, width)), weights
 
 
 class DecoderBlock(nn.Module):
@@ -101,9 +74,9 @@ class DecoderBlock(nn.Module):
 
     def forward(self, x, memory, self_mask, cross_mask, record=False):
         h = self.ln_1(x)
-        mixed, own = self.attn(h, h, self_mask, record)
+        mixed, own = self.attn(h, mask=self_mask, record=record)
         x = x + self.drop(mixed)
-        mixed, source = self.cross(self.ln_2(x), memory, cross_mask, record)
+        mixed, source = self.cross(self.ln_2(x), memory, mask=cross_mask, record=record)
         x = x + self.drop(mixed)
         return x + self.drop(self.mlp(self.ln_3(x))), (own, source)
 

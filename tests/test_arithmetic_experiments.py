@@ -200,7 +200,7 @@ def _reasons(outcome):
 
 
 def test_the_history_table_spans_the_evaluations_after_the_training_range_is_learned():
-    from validation.arithmetic_report import LEARNED, after_learned, history_table
+    from validation.arithmetic_report import LEARNED, Spread, after_learned, history_table, spreads
     from validation.config import RunSpec
     from validation.store import StoredRun
     from validation.sweep import Validation
@@ -213,9 +213,10 @@ def test_the_history_table_spans_the_evaluations_after_the_training_range_is_lea
     stopped = StoredRun(dataclasses.replace(spec, seed=4), history[1][1], 2000, 1.0, True, history[:2], "")
     assert [step for step, _ in after_learned(moving)] == [2000, 3000, 4000] and len(after_learned(stopped)) == 1
     result = Validation("sabbaghi_addition", "rpe", "cpu", None, (moving, stopped), (moving, stopped))
-    table = history_table([result])
-    assert table[2:] == ["| sabbaghi_addition | rpe | 3 | 2000 | 3 | 0.40–0.80 (0.60) / 0.00–0.30 (0.20) |"]
-    assert history_table([Validation("sabbaghi_addition", "rpe", "cpu", None, (stopped,), (stopped,))]) == []
+    assert spreads([result]) == [Spread("sabbaghi_addition", "rpe", 3, 2000, 3, ((0.4, 0.8, 0.6), (0.0, 0.3, 0.2)))]
+    assert len(history_table([result])) == 3  # a header, a rule and the one run's row
+    only_stopped = Validation("sabbaghi_addition", "rpe", "cpu", None, (stopped,), (stopped,))
+    assert spreads([only_stopped]) == [] and history_table([only_stopped]) == []
 
 
 def test_seeds_that_did_not_count_are_listed_with_what_they_learned():

@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+import tasks
+
 from crasp.checker import check
 from crasp.cli import main
 from tasks.findings import QUICK, Strength
@@ -112,11 +114,15 @@ def test_a_regular_expression_is_a_task_everywhere_a_task_is_named(tmp_path):
 
 
 def test_the_demo_decides_new_tasks():
-    from validation.demo import _new_tasks
+    from validation.demo import new_tasks
 
-    lines: list[str] = []
-    _new_tasks(lines.append)
-    text = "\n".join(lines)
-    assert "'#a divisible by 3', a Python function: APE DOES NOT GENERALIZE (verified" in text
-    assert "(ab|ba)* over {a, b}: NoPE GENERALIZES (proof" in text and "equals the interpreter" in text
-    assert "(ab|bba)* over {a, b}: NoPE DOES NOT GENERALIZE (proof" in text and 'next "1" = B1' in text
+    found = new_tasks()
+    ape = found.divisible.ape
+    assert (ape.verdict, ape.strength) == (Verdict.FAILS, Strength.VERIFIED)
+    assert (found.language.nope.verdict, found.language.nope.strength) == (Verdict.GENERALIZES, Strength.PROOF)
+    assert found.compiled_agrees and found.built.definitions
+    hard = found.hard.nope
+    assert (hard.verdict, hard.strength) == (Verdict.FAILS, Strength.PROOF)
+    assert hard.basis == "regular language"
+    assert found.found.found
+    assert verify(tasks.get("tomita_1"), program=found.found.program, exhaustive_length=8, samples=20).ok

@@ -225,24 +225,46 @@ def after_learned(run: StoredRun) -> list[tuple[int, tuple[float, ...]]]:
     return list(run.history[first:])
 
 
-def history_table(results: Sequence[Validation]) -> list[str]:
-    """Per run that went on after its training range was first learned: the lowest and highest
-    accuracy of every other bin over those evaluations, beside its last (the reported) value."""
-    lines = [f"| task | variant | seed | training bin first at {LEARNED:g} or more (step) | evaluations from then | "
-             "other bins: lowest–highest (last) |", "|---|---|---|---|---|---|"]
-    rows = 0
+@dataclass(frozen=True)
+class Spread:
+    """How a run's other bins moved once its training bin was learned: the step it was first
+    learned at, how many evaluations followed (that one included), and per other bin, first bin
+    first, its lowest, highest and last accuracy over them."""
+
+    task: str
+    variant: str
+    seed: int
+    learned_at: int
+    evaluations: int
+    bins: tuple[tuple[float, float, float], ...]
+
+
+def spreads(results: Sequence[Validation]) -> list[Spread]:
+    """A :class:`Spread` per run that went on for at least one evaluation after its training range
+    was first learned."""
+    found = []
     for result in results:
         for run in result.runs:
             later = after_learned(run)
             if len(later) < 2:
                 continue
-            rows += 1
-            trained = run.spec.training_bin
-            spans = [f"{min(a[b] for _, a in later):.2f}–{max(a[b] for _, a in later):.2f} ({later[-1][1][b]:.2f})"
-                     for b in range(len(later[0][1])) if b != trained]
-            lines.append(f"| {result.task} | {result.variant} | {run.spec.seed} | {later[0][0]} | {len(later)} | "
-                         f"{' / '.join(spans)} |")
-    return lines if rows else []
+            other = [b for b in range(len(later[0][1])) if b != run.spec.training_bin]
+            bins = tuple((min(a[b] for _, a in later), max(a[b] for _, a in later), later[-1][1][b]) for b in other)
+            found.append(Spread(result.task, result.variant, run.spec.seed, later[0][0], len(later), bins))
+    return found
+
+
+def history_table(results: Sequence[Validation]) -> list[str]:
+    """:func:`spreads` as a Markdown table (no lines when no run went on)."""
+    rows = spreads(results)
+    if not rows:
+        return []
+    lines = [f"| task | variant | seed | training bin first at {LEARNED:g} or more (step) | evaluations from then | "
+             "other bins: lowest–highest (last) |", "|---|---|---|---|---|---|"]
+    for row in rows:
+        spans = " / ".join(f"{low:.2f}–{high:.2f} ({last:.2f})" for low, high, last in row.bins)
+        lines.append(f"| {row.task} | {row.variant} | {row.seed} | {row.learned_at} | {row.evaluations} | {spans} |")
+    return lines
 
 
 def plot_history(results: Sequence[Validation], path: Path) -> Path:

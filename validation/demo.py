@@ -7,8 +7,9 @@ It lives in the top layer because it shows every package: programs (crasp), comp
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
@@ -17,6 +18,12 @@ from crasp.checker import check
 from crasp.interpreter import run
 from crasp.printer import format_program
 from crasp.trace import trace, write_traces
+
+if TYPE_CHECKING:
+    from tasks.predict import Prediction
+
+    from crasp.ast import Program
+    from crasp.synthesis import SynthesisResult
 
 _SAMPLES = {
     "dyck1": ["( ( ) ( ) )", "( ) ) (", "( ( )"],
@@ -101,17 +108,27 @@ DEMO_TASKS = ("bin_majority", "parity")
 """Tasks the demo trains under the cpu preset (a few minutes on 2 cores)."""
 
 
-def _new_tasks(say) -> None:
-    """A task the suite does not have, a regular expression, and a program found by search."""
-    try:
-        import tasks
-        from tasks.predict import predict
-        from tasks.regular import from_regex, program_for, regex_task
-    except ImportError:  # pragma: no cover - crasp installed without the task suite
-        say("(the tasks package is not installed)")
-        return
+@dataclass(frozen=True)
+class NewTasks:
+    """What the demo finds on tasks the suite does not have: predictions for a Python function and
+    two regular expressions, the program built from a certificate checked against its compiled
+    model, and a program found by search from a reference alone."""
+
+    divisible: Prediction  # of "#a divisible by 3"
+    language: Prediction  # of (ab|ba)* over {a, b}
+    built: Program  # the checked program of (ab|ba)*, from its certificate
+    compiled_agrees: bool
+    hard: Prediction  # of (ab|bba)* over {a, b}
+    found: SynthesisResult  # tomita_1's program, searched from its reference alone
+
+
+def new_tasks() -> NewTasks:
+    """Run the demo's new-task section (about 20 s, most of it the synthesis)."""
+    import tasks
     from limit_transformer import compile as compile_program
     from limit_transformer.agreement import verify as verify_compiled
+    from tasks.predict import predict
+    from tasks.regular import from_regex, program_for, regex_task
 
     from crasp.synthesis import SynthesisConfig, synthesize
 
@@ -119,20 +136,31 @@ def _new_tasks(say) -> None:
         name="demo_a_count_div3", family="user", format=tasks.Format.ACCEPT, symbols=("a", "b"), outputs=(),
         sample_input=lambda n, rng: tuple(rng.choice(["a", "b"], size=n)), answer=lambda x: x.count("a") % 3 == 0,
         valid=lambda x: True, train_range=(0, 50), bins=((0, 50), (51, 100)), separator=None)
-    prediction = predict(divisible, quick=True, synthesis=False)
-    say(f"'#a divisible by 3', a Python function: APE {prediction.ape.headline[:120]}...")
-    language = regex_task("(ab|ba)*", "ab")
-    prediction = predict(language, quick=True, synthesis=False)
-    say(f"(ab|ba)* over {{a, b}}: NoPE {prediction.nope.headline}")
-    program = check(program_for(from_regex("(ab|ba)*", "ab"), end="<eos>"))
-    report = verify_compiled(compile_program(program), program, max_length=200, count=20)
-    say(f"  its program ({len(program.definitions)} definitions, built from the certificate) compiled to a Limit "
-        f"Transformer: {'equals' if report.ok else 'DIFFERS FROM'} the interpreter on 20 inputs up to 200 tokens")
-    hard = predict(regex_task("(ab|bba)*", "ab"), quick=True, synthesis=False)
-    say(f"(ab|bba)* over {{a, b}}: NoPE {hard.nope.headline[:150]}...")
-    found = synthesize(tasks.get("tomita_1"), SynthesisConfig(time_limit=20))
-    say(f"synthesis from tomita_1's reference alone ({found.candidates:,} candidates, {found.seconds:.1f} s):")
-    say("  " + (found.text or "nothing found").rstrip().replace("\n", "\n  "))
+    built = check(program_for(from_regex("(ab|ba)*", "ab"), end="<eos>"))
+    report = verify_compiled(compile_program(built), built, max_length=200, count=20)
+    return NewTasks(
+        divisible=predict(divisible, quick=True, synthesis=False),
+        language=predict(regex_task("(ab|ba)*", "ab"), quick=True, synthesis=False),
+        built=built, compiled_agrees=report.ok,
+        hard=predict(regex_task("(ab|bba)*", "ab"), quick=True, synthesis=False),
+        found=synthesize(tasks.get("tomita_1"), SynthesisConfig(time_limit=20)))
+
+
+def _new_tasks(say) -> None:
+    try:
+        found = new_tasks()
+    except ImportError:  # pragma: no cover - crasp installed without the task suite or the compiler
+        say("(the tasks or limit_transformer package is not installed)")
+        return
+    say(f"'#a divisible by 3', a Python function: APE {found.divisible.ape.headline[:120]}...")
+    say(f"(ab|ba)* over {{a, b}}: NoPE {found.language.nope.headline}")
+    say(f"  its program ({len(found.built.definitions)} definitions, built from the certificate) compiled to a Limit "
+        f"Transformer: {'equals' if found.compiled_agrees else 'DIFFERS FROM'} the interpreter on 20 inputs up to "
+        f"200 tokens")
+    say(f"(ab|bba)* over {{a, b}}: NoPE {found.hard.nope.headline[:150]}...")
+    search = found.found
+    say(f"synthesis from tomita_1's reference alone ({search.candidates:,} candidates, {search.seconds:.1f} s):")
+    say("  " + (search.text or "nothing found").rstrip().replace("\n", "\n  "))
 
 
 def _validate_tasks(say, out_dir: Path) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping
 
 from . import ast
@@ -65,6 +65,8 @@ class CheckedProgram:
     accept: ast.Expr | None
     next_tokens: tuple[tuple[str, ast.Expr], ...]
     info: ProgramInfo
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
+    """What consumers compute once per program (the interpreter's plan, vocabulary, bounds)."""
 
     @property
     def definitions(self) -> tuple[ast.Definition, ...]:

@@ -9,7 +9,10 @@ Errors located in a program's source print like a compiler's::
 
 from __future__ import annotations
 
-from .ast import Loc
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .ast import Loc
 
 
 class CraspError(Exception):
@@ -140,3 +143,13 @@ def _or_list(items: tuple[str, ...]) -> str:
     if len(items) == 1:
         return items[0]
     return ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def unknown_token(index: int, tokens, position: int, known) -> InputError:
+    """The error for token ``position`` of input ``index`` (both 0-based), which is not among the
+    ``known`` tokens (sorted)."""
+    listed = ", ".join(repr(t) for t in known) or "none"
+    return InputError(
+        f"input {index + 1}, position {position + 1}: token {tokens[position]!r} is not in the "
+        f"program's alphabet ({listed}); allow it with allow_unknown=True (--allow-unknown)"
+    )

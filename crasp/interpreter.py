@@ -21,7 +21,8 @@ import numpy as np
 
 from . import ast
 from .checker import CheckedProgram, check
-from .errors import InputError
+from . import plan as plans
+from .errors import InputError, unknown_token
 from .intsets import IntSet
 from .predicates import PredicateRegistry
 
@@ -31,6 +32,9 @@ Tokens = Union[str, Sequence[str]]
 _INT64_LIMIT = 2**62
 _TABLE_MODULUS = 1 << 16
 """Periodic predicates with a modulus up to this are read from a table of residues."""
+PURE_PYTHON_WORK = 2_000
+"""A batch whose plan instructions x tokens stay below this runs in pure Python (crasp.plan):
+there numpy's fixed cost per operation outweighs its speed (see benchmarks/interpreter_peer.py)."""
 
 
 @dataclass(frozen=True)
@@ -78,21 +82,51 @@ def as_tokens(item: Tokens) -> tuple[str, ...]:
 def encode(
     inputs: Sequence[Sequence[str]], vocabulary: dict[str, int], *, allow_unknown: bool
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Token ids of a batch, padded with -1, and the lengths. Unknown tokens get id -1."""
+    """Token ids of a batch, padded with -1, and the lengths. Unknown tokens get id -1.
+
+    When every token of the vocabulary is one character, an input is encoded at once through a
+    table indexed by code points; otherwise token by token through the vocabulary.
+    """
     lengths = np.array([len(seq) for seq in inputs], dtype=np.int64)
     width = int(lengths.max(initial=0))
     ids = np.full((len(inputs), width), -1, dtype=np.int32)
+    table = _code_point_table(vocabulary)
     for row, seq in enumerate(inputs):
-        encoded = np.fromiter(map(vocabulary.get, seq, repeat(-1)), dtype=np.int32, count=len(seq))
+        encoded = None
+        if table is not None:
+            joined = "".join(seq)
+            if len(joined) == len(seq):  # every token of this input is one character
+                points = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+                encoded = table[np.minimum(points, len(table) - 1)]
+        if encoded is None:
+            encoded = np.fromiter(map(vocabulary.get, seq, repeat(-1)), dtype=np.int32, count=len(seq))
         if not allow_unknown and (encoded < 0).any():
-            position = int(np.flatnonzero(encoded < 0)[0])
-            known = ", ".join(repr(t) for t in sorted(vocabulary)) or "none"
-            raise InputError(
-                f"input {row + 1}, position {position + 1}: token {seq[position]!r} is not in the "
-                f"program's alphabet ({known}); allow it with allow_unknown=True (--allow-unknown)"
-            )
+            raise unknown_token(row, seq, int(np.flatnonzero(encoded < 0)[0]), sorted(vocabulary))
         ids[row, : len(seq)] = encoded
     return ids, lengths
+
+
+def _code_point_table(vocabulary: dict[str, int]) -> np.ndarray | None:
+    """ids by code point when every token is one character (the last entry, -1, stands for every
+    code point beyond the vocabulary's); None otherwise."""
+    if not vocabulary or any(len(token) != 1 for token in vocabulary):
+        return None
+    table = np.full(max(map(ord, vocabulary)) + 2, -1, dtype=np.int32)
+    for token, index in vocabulary.items():
+        table[ord(token)] = index
+    return table
+
+
+def _fits_int64(checked: CheckedProgram, length: int) -> bool:
+    """Whether every count of ``checked`` stays within int64 on inputs of ``length`` tokens
+    (the bound is monotone in the length, so the longest length known to fit is kept)."""
+    memo = checked.memo
+    if length <= memo.get("fits", -1):
+        return True
+    if magnitude_bound(checked, length) >= _INT64_LIMIT:
+        return False
+    memo["fits"] = length
+    return True
 
 
 def magnitude_bound(checked: CheckedProgram, length: int) -> int:
@@ -271,19 +305,63 @@ def run(
     for index, seq in enumerate(batch):
         if not seq:
             raise InputError(f"input {index + 1} is empty: a program reads its output at the last position")
-    symbols = sorted(checked.info.alphabet | set(alphabet))
-    vocabulary = {token: index for index, token in enumerate(symbols)}
-    ids, lengths = encode(batch, vocabulary, allow_unknown=allow_unknown)
-    offsets = np.broadcast_to(np.asarray(offset, dtype=np.int64), (len(batch),)).copy()
-    if len(batch) and int(lengths.max()) + int(np.abs(offsets).max()) >= _INT64_LIMIT:
+    symbols, vocabulary, known, plan = _program_constants(checked, frozenset(alphabet) if alphabet else frozenset())
+    longest = max(map(len, batch), default=0)
+    if isinstance(offset, int):  # one offset for all: no array needed to check it
+        offsets = np.full(len(batch), offset, dtype=np.int64) if abs(offset) < _INT64_LIMIT else None
+        farthest = abs(offset)
+    else:
+        offsets = np.broadcast_to(np.asarray(offset, dtype=np.int64), (len(batch),)).copy()
+        farthest = int(np.abs(offsets).max()) if len(batch) else 0
+    if len(batch) and longest + farthest >= _INT64_LIMIT:
         raise InputError("positions exceed the int64 range")
-    if len(batch) and magnitude_bound(checked, int(lengths.max())) >= _INT64_LIMIT:
-        raise InputError(
-            f"counts of this program could exceed int64 on inputs of length {int(lengths.max())}"
-        )
-
+    if len(batch) and not _fits_int64(checked, longest):
+        raise InputError(f"counts of this program could exceed int64 on inputs of length {longest}")
+    if not trace and len(plan[1]) * sum(map(len, batch)) <= PURE_PYTHON_WORK:
+        return _run_plan(checked, plan, tuple(batch), offsets, symbols, known, allow_unknown)
+    ids, lengths = encode(batch, vocabulary, allow_unknown=allow_unknown)
     evaluate = _Evaluator(checked, ids, vocabulary, offsets)
     return evaluate.result(tuple(batch), lengths, trace=trace)
+
+
+def _program_constants(checked: CheckedProgram, extra: frozenset):
+    """The sorted symbols, the vocabulary, the set of known tokens and the plan of ``checked``,
+    computed once per program (and per set of extra symbols)."""
+    key = ("constants", extra)
+    found = checked.memo.get(key)
+    if found is None:
+        symbols = sorted(checked.info.alphabet | extra)
+        plan = checked.memo.get("plan")
+        if plan is None:
+            plan = checked.memo["plan"] = plans.lower(checked)
+        vocabulary = {token: index for index, token in enumerate(symbols)}
+        found = checked.memo[key] = (symbols, vocabulary, frozenset(symbols), plan)
+    return found
+
+
+def _run_plan(checked: CheckedProgram, plan: plans.Plan, batch: tuple[tuple[str, ...], ...], offsets: np.ndarray,
+              symbols: list[str], known: frozenset, allow_unknown: bool) -> RunResult:
+    """:func:`run` of a small batch in pure Python: the plan's values, read into a RunResult."""
+    lengths = np.array([len(seq) for seq in batch], dtype=np.int64)
+    width = int(lengths.max(initial=0))
+    rows = []
+    for index, (seq, start) in enumerate(zip(batch, offsets.tolist())):
+        if not allow_unknown:
+            position = plans.first_unknown(seq, known)
+            if position is not None:
+                raise unknown_token(index, seq, position, symbols)
+        rows.append(plans.evaluate(plan, seq, start))
+    outputs = plan[2]
+    if checked.accept is not None:
+        accept = np.array([bool(values[outputs[0]][-1]) for values in rows], dtype=bool)
+        return RunResult(tokens=batch, lengths=lengths, offsets=offsets, accept=accept, next=None)
+    next_values = {}
+    for token, slot in outputs:
+        table = np.zeros((len(batch), width), dtype=bool)
+        for row, values in enumerate(rows):
+            table[row, : len(values[slot])] = values[slot]
+        next_values[token] = table
+    return RunResult(tokens=batch, lengths=lengths, offsets=offsets, accept=None, next=next_values)
 
 
 def run_in_chunks(

@@ -18,9 +18,12 @@ True
 from __future__ import annotations
 
 import bisect
+import operator
 from collections.abc import Iterable, Iterator, Set
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where arrays are tested, so the command line's run path need not load it
+    import numpy as np
 
 SMALL = 64
 """Sets with at most this many elements hash like the frozenset of their elements."""
@@ -63,10 +66,14 @@ class IntSet(Set):
     # ------------------------------------------------------------ the Set protocol
 
     def __contains__(self, value: object) -> bool:
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+        if isinstance(value, bool):
             return False
-        index = bisect.bisect_right(self._starts, int(value)) - 1
-        return index >= 0 and int(value) < self.spans[index][1]
+        try:
+            value = operator.index(value)  # int and numpy's integers
+        except TypeError:
+            return False
+        index = bisect.bisect_right(self._starts, value) - 1
+        return index >= 0 and value < self.spans[index][1]
 
     def __len__(self) -> int:
         return self._size
@@ -142,6 +149,8 @@ class IntSet(Set):
 
     def contains(self, values: np.ndarray) -> np.ndarray:
         """Elementwise membership of an integer array, in O(size of values x log(spans))."""
+        import numpy as np
+
         values = np.asarray(values)
         if not self.spans:
             return np.zeros(values.shape, dtype=bool)

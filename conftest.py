@@ -1,4 +1,4 @@
-"""Repository-wide pytest hooks: the two test lanes.
+"""Repository-wide pytest hooks: the two test lanes, and a cache folder of the session's own.
 
 `make test` runs everything. `make test-fast` runs `pytest -m "not slow"`, the edit loop's lane.
 Which tests are slow is kept in one data file, tests/slow_tests.txt (one node id or node-id
@@ -8,9 +8,18 @@ collected items it lists with the registered `slow` marker.
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# The command line keeps checked programs in a per-user cache (crasp.cache); tests and their
+# subprocesses use a fresh folder instead, so a run neither reads nor leaves the user's entries.
+os.environ["CRASP_CACHE_DIR"] = tempfile.mkdtemp(prefix="crasp-test-cache-")
+atexit.register(shutil.rmtree, os.environ["CRASP_CACHE_DIR"], ignore_errors=True)
 
 SLOW_LIST = Path(__file__).resolve().parent / "tests" / "slow_tests.txt"
 

@@ -6,25 +6,33 @@
 [True, False]
 """
 
-from . import library
-from .ast import Program
-from .checker import CheckedProgram, ProgramInfo, Sort, check
-from .errors import (
-    CraspError,
-    CraspSyntaxError,
-    InputError,
-    NameResolutionError,
-    OutputError,
-    PredicateError,
-    RegistryError,
-    SortError,
-    SourceError,
-    StaticError,
-)
-from .interpreter import RunResult, accepts, run
-from .parser import parse, parse_file
-from .predicates import DEFAULT_REGISTRY, PredicateRegistry, register_binary, register_unary
-from .printer import format_expr, format_program
+import importlib
+
+# Names are imported on first use (PEP 562), so that ``crasp run`` loads only what it needs.
+_HOMES = {
+    "library": None, "Program": "ast", "CheckedProgram": "checker", "ProgramInfo": "checker",
+    "Sort": "checker", "check": "checker", "RunResult": "interpreter", "accepts": "interpreter",
+    "run": "interpreter", "parse": "parser", "parse_file": "parser", "DEFAULT_REGISTRY": "predicates",
+    "PredicateRegistry": "predicates", "register_binary": "predicates", "register_unary": "predicates",
+    "format_expr": "printer", "format_program": "printer",
+    **dict.fromkeys(["CraspError", "CraspSyntaxError", "InputError", "NameResolutionError", "OutputError",
+                     "PredicateError", "RegistryError", "SortError", "SourceError", "StaticError"], "errors"),
+}
+
+
+def __getattr__(name: str):
+    if name not in _HOMES:
+        raise AttributeError(f"module 'crasp' has no attribute {name!r}")
+    home = _HOMES[name]
+    module = importlib.import_module(f".{home or name}", __name__)
+    value = module if home is None else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOMES])
+
 
 __all__ = [
     "library", "Program", "CheckedProgram", "ProgramInfo", "Sort", "check",

@@ -11,19 +11,26 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
+import os
 import sys
-from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
-from . import __name__ as _package
-from .ast import Program
-from .checker import CheckedProgram, check
+from . import cache
 from .arguments import NONNEGATIVE
-from .errors import CraspError, SourceError, UsageError
-from .interpreter import run_in_chunks
-from .parser import parse, parse_file
-from .printer import format_program
+from .errors import CraspError, CraspSyntaxError, SourceError, UsageError, unknown_token
+from .version import VERSION
+
+if TYPE_CHECKING:
+    from .ast import Program
+    from .checker import CheckedProgram
+
+# ``crasp run``, ``check`` and ``fmt`` of a program seen before import neither the parser (lark),
+# nor the AST, nor numpy: they read what the cache kept (crasp.cache) and run a plan in pure Python
+# (crasp.plan). Everything else is imported where it is needed.
+
+PURE_PYTHON_WORK = 3_000_000
+"""``crasp run`` evaluates a plan in pure Python while instructions x tokens stays below this;
+beyond it, numpy's faster evaluation pays for its import (about 60 ms; see docs/performance.md)."""
 
 
 COMMANDS_GROUP = "crasp.commands"
@@ -38,20 +45,54 @@ class CommandError(CraspError):
 # ---------------------------------------------------------------- helpers
 
 
-def load_program(spec: str) -> Program:
-    """A program from a file path, or by name from the library (``dyck1``)."""
-    path = Path(spec)
-    if path.exists():
-        if path.is_dir():
+def program_text(spec: str) -> tuple[str, str]:
+    """The text of a program file, or of a library program by name (``dyck1``), and the name
+    its errors use."""
+    if os.path.exists(spec):
+        if os.path.isdir(spec):
             raise CommandError(f"'{spec}' is a directory, not a program file")
-        return parse_file(path)
+        with open(spec, "rb") as file:
+            data = file.read()
+        try:
+            return data.decode("utf-8-sig"), spec  # a byte-order mark some editors write is dropped
+        except UnicodeDecodeError as error:
+            raise CraspSyntaxError(f"file is not UTF-8 text ({error.reason})", source=spec) from None
     from . import library
 
     if spec in library.names():
-        return library.load(spec)
+        with open(library.file(spec), encoding="utf-8") as file:
+            return file.read(), f"library/{spec}.cr"
     raise CommandError(
         f"no program file '{spec}' (library programs: {', '.join(library.names())})"
     )
+
+
+def load_program(spec: str) -> Program:
+    """A program from a file path, or by name from the library (``dyck1``)."""
+    from .parser import parse
+
+    return parse(*program_text(spec))
+
+
+def _checked(spec: str) -> CheckedProgram:
+    from .checker import check
+
+    return check(load_program(spec))
+
+
+def cached(kind: str, spec: str, make: Callable, use_cache: bool = True, *, checked: bool = True):
+    """What ``make`` gives for the program ``spec`` (its checked program, or with ``checked``
+    False its parsed one), from the cache when the program was seen before. A program with errors
+    is never kept: its errors are reported anew every time."""
+    text, _ = program_text(spec)
+    if use_cache:
+        kept = cache.load(kind, text)
+        if kept is not None:
+            return kept
+    value = make(_checked(spec) if checked else load_program(spec))
+    if use_cache:
+        cache.store(kind, text, value)
+    return value
 
 
 def read_inputs(tokens: Sequence[str], stdin) -> list[list[str]]:
@@ -78,6 +119,7 @@ def error_line(error: CraspError) -> str:
 
 
 def describe(checked: CheckedProgram) -> dict:
+    """The summary ``crasp check`` prints (``source`` first)."""
     info = checked.info
     outputs = ["accept"] if checked.accept is not None else [f'next "{t}"' for t, _ in checked.next_tokens]
     return {
@@ -105,10 +147,36 @@ def verdict(result, row: int) -> str:
 
 
 def cmd_run(args, out, err) -> int:
-    checked = check(load_program(args.program))
+    use_cache = not getattr(args, "no_cache", False)
+    plan = None
+    if not args.trace:
+        from .plan import lower
+
+        plan = cached("plan", args.program, lower, use_cache)
+    else:
+        _checked(args.program)  # the program's errors before the inputs'
     inputs = read_inputs(args.tokens, sys.stdin)
     if not inputs:
         raise CommandError("no input: give tokens after the program, or lines on standard input")
+    if plan is not None and len(plan[1]) * sum(map(len, inputs)) <= PURE_PYTHON_WORK:
+        from .plan import first_unknown, verdict as plan_verdict
+
+        known = frozenset(plan[0])
+        for index, tokens in enumerate(inputs):
+            position = None if args.allow_unknown else first_unknown(tokens, known)
+            if position is not None:
+                raise unknown_token(index, tokens, position, plan[0])
+        for tokens in inputs:
+            print(plan_verdict(plan, tokens, args.offset), file=out)
+        return 0
+    return _run_vectorised(args, inputs, out, err)
+
+
+def _run_vectorised(args, inputs: list[list[str]], out, err) -> int:
+    """``crasp run`` on the numpy interpreter: long or many inputs, and traces."""
+    from .interpreter import run_in_chunks
+
+    checked = _checked(args.program)
     verdicts: list[str] = [""] * len(inputs)
     collected = {}
     for indices, result in run_in_chunks(
@@ -135,12 +203,15 @@ def cmd_check(args, out, err) -> int:
     status = 0
     for spec in args.programs:
         try:
-            summary = describe(check(load_program(spec)))
+            summary = cached("summary", spec, describe, not args.no_cache)
+            summary = {**summary, "source": program_text(spec)[1]}
         except CraspError as error:
             print(error_line(error), file=err)
             status = max(status, error.exit_status)
             continue
         if args.json:
+            import json
+
             print(json.dumps(summary), file=out)
             continue
         dash = lambda values: (values if isinstance(values, str) else ", ".join(map(str, values))) or "-"  # noqa: E731
@@ -160,36 +231,53 @@ def cmd_check(args, out, err) -> int:
 def cmd_fmt(args, out, err) -> int:
     status = 0
     for spec in args.programs:
-        program = load_program(spec)
-        formatted = format_program(program)
-        if parse(formatted) != program:  # pragma: no cover - guarded by the round-trip tests
-            raise CraspError(f"{spec}: formatting would change the program; please report this")
+        formatted = cached("format", spec, _formatted, not args.no_cache, checked=False)
+        text, _ = program_text(spec)
         if args.check:
-            if formatted != (program.text or ""):
+            if formatted != text:
                 print(f"{spec}: would reformat", file=err)
                 status = 1
         elif args.in_place:
-            if not Path(spec).is_file():
+            if not os.path.isfile(spec):
                 raise UsageError(
                     f"fmt -i rewrites files, and '{spec}' is a library program, not a file; "
                     f"print it with 'crasp fmt {spec}'"
                 )
-            Path(spec).write_text(formatted, encoding="utf-8")
+            with open(spec, "w", encoding="utf-8") as file:
+                file.write(formatted)
         else:
             out.write(formatted)
     return status
 
 
+def _formatted(program: Program) -> str:
+    from .parser import parse
+    from .printer import format_program
+
+    formatted = format_program(program)
+    if parse(formatted) != program:  # pragma: no cover - guarded by the round-trip tests
+        raise CraspError(f"{program.source}: formatting would change the program; please report this")
+    return formatted
+
+
 # ---------------------------------------------------------------- parser and entry point
 
 
-def build_parser() -> argparse.ArgumentParser:
+CORE_COMMANDS = ("run", "check", "fmt")
+"""Subcommands of crasp itself; the rest come from the ``crasp.commands`` entry points."""
+
+
+def build_parser(*, extensions: bool = True) -> argparse.ArgumentParser:
+    """The command line's parser; without ``extensions``, crasp's own commands alone (what
+    ``crasp run``, ``check`` and ``fmt`` need, without importing the packages built on crasp)."""
     parser = argparse.ArgumentParser(
         prog="crasp",
         description="Write, check, run and trace C-RASP[periodic, local] programs.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {VERSION}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    no_cache = dict(action="store_true", help="neither read nor keep the checked program in the cache "
+                    "(see crasp.cache; CRASP_NO_CACHE=1 does the same)")
 
     run_p = commands.add_parser(
         "run", help="run a program on inputs",
@@ -203,6 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_p.add_argument("--offset", type=NONNEGATIVE, default=0, help="absolute position of token 1 is OFFSET+1")
     run_p.add_argument("--allow-unknown", action="store_true",
                        help="accept tokens the program never mentions (they match no literal)")
+    run_p.add_argument("--no-cache", **no_cache)
     run_p.set_defaults(handler=cmd_run)
 
     check_p = commands.add_parser(
@@ -212,6 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check_p.add_argument("programs", nargs="+", metavar="PROGRAM")
     check_p.add_argument("--json", action="store_true", help="one JSON object per program")
+    check_p.add_argument("--no-cache", **no_cache)
     check_p.set_defaults(handler=cmd_check)
 
     fmt_p = commands.add_parser(
@@ -222,10 +312,12 @@ def build_parser() -> argparse.ArgumentParser:
     mode = fmt_p.add_mutually_exclusive_group()
     mode.add_argument("-i", "--in-place", action="store_true", help="rewrite the files")
     mode.add_argument("--check", action="store_true", help="exit 1 if a file is not formatted")
+    fmt_p.add_argument("--no-cache", **no_cache)
     fmt_p.set_defaults(handler=cmd_fmt)
 
-    for entry in _extensions():
-        entry.load()(commands)
+    if extensions:
+        for entry in _extensions():
+            entry.load()(commands)
     return parser
 
 
@@ -237,12 +329,16 @@ def _extensions() -> list:
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    return VERSION
 
-    try:
-        return version("crasp-lengthgen")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        return "unknown"
+
+def _needs_extensions(argv: Sequence[str]) -> bool:
+    """Whether parsing ``argv`` may need the commands (and flags) of the packages built on crasp:
+    any command but crasp's own, and every request for help."""
+    if any(arg in ("-h", "--help") for arg in argv):
+        return True
+    command = next((arg for arg in argv if not arg.startswith("-")), None)
+    return command is not None and command not in CORE_COMMANDS
 
 
 class _Output:
@@ -279,6 +375,20 @@ class _Output:
         return getattr(self.stream, name)
 
 
+def _parse(argv: list[str], *, extensions: bool):
+    """The parsed arguments; None when, without the extensions, an unknown flag was left over."""
+    parser = build_parser(extensions=extensions)
+    # Tokens may follow options (crasp run P --offset 1 a b): argparse leaves them as extras.
+    args, extras = parser.parse_known_args(argv)
+    if extras and (args.command != "run" or any(e.startswith("--") for e in extras)):
+        if not extensions:
+            return None
+        parser.error(f"unrecognized arguments: {' '.join(extras)}")
+    if extras:
+        args.tokens = [*args.tokens, *extras]
+    return args
+
+
 def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
     """Entry point; returns the exit status (the console script passes it to the shell)."""
     out = _Output(out if out is not None else sys.stdout)
@@ -295,16 +405,13 @@ def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
 
 
 def _dispatch(argv: Sequence[str] | None, out: _Output, err: _Output) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
         # argparse writes usage and --help itself: to the streams this call was given.
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
-            # Tokens may follow options (crasp run P --offset 1 a b): argparse leaves them as extras.
-            args, extras = parser.parse_known_args(argv)
-            if extras and (args.command != "run" or any(e.startswith("--") for e in extras)):
-                parser.error(f"unrecognized arguments: {' '.join(extras)}")
-        if extras:
-            args.tokens = [*args.tokens, *extras]
+            args = _parse(argv, extensions=_needs_extensions(argv))
+            if args is None:  # a flag crasp does not know may belong to an extension of its command
+                args = _parse(argv, extensions=True)
     except SystemExit as stop:  # argparse reports usage errors itself (exit 2; --help exits 0)
         return stop.code if isinstance(stop.code, int) else 2
     handler: Callable = args.handler

@@ -8,14 +8,14 @@ Compare(op='>=', left=Ref(name='C'), right=Const(value=2))
 from __future__ import annotations
 
 import functools
-from importlib import resources
+import os
 from pathlib import Path
 
 from lark import Lark, Token, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 from lark.visitors import Transformer_NonRecursive
 
-from . import ast
+from . import ast, cache
 from .errors import CraspSyntaxError, SortError, SourceError
 from .intsets import IntSet
 from .limits import MAX_LITERAL, MAX_NESTING, TOO_DEEP, ensure_stack
@@ -33,8 +33,22 @@ _TERMINAL_NAMES = {
 
 @functools.cache
 def _lark() -> Lark:
-    grammar = resources.files("crasp").joinpath("grammar.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True)
+    with open(os.path.join(os.path.dirname(__file__), "grammar.lark"), encoding="utf-8") as file:
+        grammar = file.read()
+    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True, cache=_grammar_cache())
+
+
+def _grammar_cache() -> str | bool:
+    """Where Lark keeps its parse tables (it checks them against the grammar, its options and its
+    own version, and rebuilds a stale or damaged file); False when the cache is off or unwritable."""
+    if cache.disabled():
+        return False
+    folder = cache.directory()
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError:
+        return False
+    return os.path.join(folder, "grammar.lark-tables") if os.access(folder, os.W_OK) else False
 
 
 def parse(text: str, source: str = "<program>") -> ast.Program:

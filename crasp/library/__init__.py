@@ -9,26 +9,39 @@ True
 
 from __future__ import annotations
 
-from importlib import resources
-from pathlib import Path
+import os
+from typing import TYPE_CHECKING
 
-from ..ast import Program
-from ..parser import parse
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..ast import Program
+
+_HERE = os.path.dirname(os.path.abspath(__file__))  # the programs are files beside this module
 
 
 def names() -> list[str]:
     """The names of the library's programs."""
-    return sorted(p.name[:-3] for p in resources.files(__name__).iterdir() if p.name.endswith(".cr"))
+    return sorted(name[:-3] for name in os.listdir(_HERE) if name.endswith(".cr"))
+
+
+def file(name: str) -> str:
+    """The file of a library program, as a string."""
+    if name not in names():
+        raise KeyError(f"no library program named {name!r}; available: {', '.join(names())}")
+    return os.path.join(_HERE, f"{name}.cr")
 
 
 def path(name: str) -> Path:
     """The file of a library program."""
-    if name not in names():
-        raise KeyError(f"no library program named {name!r}; available: {', '.join(names())}")
-    return Path(str(resources.files(__name__).joinpath(f"{name}.cr")))
+    from pathlib import Path
+
+    return Path(file(name))
 
 
 def load(name: str) -> Program:
     """Parse a library program."""
-    file = path(name)
-    return parse(file.read_text(encoding="utf-8"), source=f"library/{name}.cr")
+    from ..parser import parse
+
+    with open(file(name), encoding="utf-8") as stream:
+        return parse(stream.read(), source=f"library/{name}.cr")

@@ -31,265 +31,9 @@ def _loc() -> Loc | None:
     return field(default=None, compare=False, repr=False)  # type: ignore[return-value]
 
 
-COMPARISONS = {
-    "<": operator.lt, "<=": operator.le, "==": operator.eq,
-    "!=": operator.ne, ">=": operator.ge, ">": operator.gt,
-}
-"""The comparison operators of the language and their meaning (on ints and numpy arrays)."""
-COMPARISON_OPERATORS = tuple(COMPARISONS)
-
-
-# ---------------------------------------------------------------- Boolean-looking leaves
-
-
-@dataclass(frozen=True)
-class TokenIs:
-    """``"a"``: Q_a, true where the token is ``a``."""
-
-    token: str
-    loc: Loc | None = _loc()
-
-
-@dataclass(frozen=True)
-class BoolConst:
-    """``true`` or ``false``."""
-
-    value: bool
-    loc: Loc | None = _loc()
-
-
-@dataclass(frozen=True)
-class Periodic:
-    """``i mod m in {r, ...}``: true where the absolute position is congruent to a residue.
-
-    ``residues`` may be given as any set of ints; it is kept as an :class:`~crasp.intsets.IntSet`,
-    so ``i mod 10^12 >= 1`` costs no more than ``i mod 2 == 1``.
-    """
-
-    modulus: int
-    residues: IntSet
-    loc: Loc | None = _loc()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "residues", IntSet.of(self.residues))
-
-
-@dataclass(frozen=True)
-class Ref:
-    """A name: an earlier definition or an imported unary predicate."""
-
-    name: str
-    loc: Loc | None = _loc()
-
-
-# ---------------------------------------------------------------- Boolean operations
-
-
-@dataclass(frozen=True)
-class Not:
-    operand: Expr
-    loc: Loc | None = _loc()
-
-
-@dataclass(frozen=True)
-class And:
-    left: Expr
-    right: Expr
-    loc: Loc | None = _loc()
-
-
-@dataclass(frozen=True)
-class Or:
-    left: Expr
-    right: Expr
-    loc: Loc | None = _loc()
-
-
-@dataclass(frozen=True)
-class Compare:
-    """``left op right`` for counts; ``op`` is one of :data:`COMPARISON_OPERATORS`."""
-
-    op: str
-    left: Expr
-    right: Expr
-    loc: Loc | None = _loc()
-
-
-# ---------------------------------------------------------------- counting
-
-
-@dataclass(frozen=True)
-class OffsetSet:
-    """Guard ``i - j in {d, ...}`` (``offsets`` kept as an :class:`~crasp.intsets.IntSet`)."""
-
-    offsets: IntSet
-    loc: Loc | None = _loc()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "offsets", IntSet.of(self.offsets))
-
-
-@dataclass(frozen=True)
-class OffsetCompare:
-    """Guard ``i - j op k``; local only when it holds for finitely many offsets."""
-
-    op: str
-    bound: int
-    loc: Loc | None = _loc()
-
-
-@dataclass(frozen=True)
-class NamedGuard:
-    """Guard naming an imported binary predicate, as in ``#[pred] "a"``."""
-
-    name: str
-    loc: Loc | None = _loc()
-
-
-Guard = Union[OffsetSet, OffsetCompare, NamedGuard]
-
-
-@dataclass(frozen=True)
-class Count:
-    """``# P`` (count j <= i with P(j)) or ``#[guard] P`` (also requiring guard(i, j))."""
-
-    operand: Expr
-    guard: Guard | None = None
-    loc: Loc | None = _loc()
-
-
-@dataclass(frozen=True)
-class Const:
-    value: int
-    loc: Loc | None = _loc()
-
-
-@dataclass(frozen=True)
-class Add:
-    left: Expr
-    right: Expr
-    loc: Loc | None = _loc()
-
-
-@dataclass(frozen=True)
-class Sub:
-    left: Expr
-    right: Expr
-    loc: Loc | None = _loc()
-
-
-@dataclass(frozen=True)
-class Scale:
-    """``factor * operand`` with an integer constant factor."""
-
-    factor: int
-    operand: Expr
-    loc: Loc | None = _loc()
-
-
-@dataclass(frozen=True)
-class Min:
-    left: Expr
-    right: Expr
-    loc: Loc | None = _loc()
-
-
-@dataclass(frozen=True)
-class Max:
-    left: Expr
-    right: Expr
-    loc: Loc | None = _loc()
-
-
-@dataclass(frozen=True)
-class Cond:
-    """``then if condition else otherwise``; both branches have one sort."""
-
-    then: Expr
-    condition: Expr
-    otherwise: Expr
-    loc: Loc | None = _loc()
-
-
-Expr = Union[
-    TokenIs, BoolConst, Periodic, Ref, Not, And, Or, Compare,
-    Count, Const, Add, Sub, Scale, Min, Max, Cond,
-]
-
-
-# ---------------------------------------------------------------- statements
-
-
-@dataclass(frozen=True)
-class Import:
-    """``#import name``: a predicate from the registry (:mod:`crasp.predicates`)."""
-
-    name: str
-    loc: Loc | None = _loc()
-
-
-@dataclass(frozen=True)
-class Definition:
-    """``name = expr``."""
-
-    name: str
-    expr: Expr
-    loc: Loc | None = _loc()
-
-
-@dataclass(frozen=True)
-class Accept:
-    """``accept expr``: the Boolean read at the last position decides acceptance."""
-
-    expr: Expr
-    loc: Loc | None = _loc()
-
-
-@dataclass(frozen=True)
-class NextToken:
-    """``next "t" = expr``: the Boolean saying that the next token is ``t``."""
-
-    token: str
-    expr: Expr
-    loc: Loc | None = _loc()
-
-
-@dataclass(frozen=True)
-class Alphabet:
-    """``alphabet {"a", "b"}``: symbols of the input besides those the program mentions."""
-
-    tokens: frozenset[str]
-    loc: Loc | None = _loc()
-
-
-Statement = Union[Import, Alphabet, Definition, Accept, NextToken]
-
-
-@dataclass(frozen=True)
-class Comment:
-    """A ``//`` comment, kept so that ``crasp fmt`` does not lose it."""
-
-    text: str
-    line: int
-    column: int
-
-
-@dataclass(frozen=True)
-class Program:
-    """A straight-line list of statements; ``source`` names the file it came from."""
-
-    statements: tuple[Statement, ...]
-    source: str = field(default="<program>", compare=False)
-    comments: tuple[Comment, ...] = field(default=(), compare=False, repr=False)
-    text: str | None = field(default=None, compare=False, repr=False)
-
-    @property
-    def definitions(self) -> tuple[Definition, ...]:
-        return tuple(s for s in self.statements if isinstance(s, Definition))
-
-    @property
-    def imports(self) -> tuple[Import, ...]:
-        return tuple(s for s in self.statements if isinstance(s, Import))
+def _repr(self) -> str:
+    shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self) if f.repr)
+    return f"{type(self).__qualname__}({shown})"
 
 
 def _remembered_hash(self) -> int:
@@ -309,10 +53,281 @@ def _state_without_hash(self) -> dict:
     return state
 
 
-for _node in (TokenIs, BoolConst, Periodic, Ref, Not, And, Or, Compare, OffsetSet, OffsetCompare,
-              NamedGuard, Count, Const, Add, Sub, Scale, Min, Max, Cond):
-    _node.__hash__ = _remembered_hash  # type: ignore[method-assign]
-    _node.__getstate__ = _state_without_hash  # type: ignore[attr-defined]
+def _node(cls):
+    """A frozen dataclass for a syntax node. Its ``__repr__`` (the dataclass one's text) and its
+    hash, computed once per node, are shared functions rather than code generated per class,
+    which keeps importing this module cheap for the command line."""
+    cls.__repr__ = _repr
+    cls.__hash__ = _remembered_hash
+    cls.__getstate__ = _state_without_hash
+    return dataclass(frozen=True, repr=False)(cls)
+
+
+def _statement(cls):
+    """A frozen dataclass for a statement (its ``__repr__`` shared, as for nodes)."""
+    cls.__repr__ = _repr
+    return dataclass(frozen=True, repr=False)(cls)
+
+
+COMPARISONS = {
+    "<": operator.lt, "<=": operator.le, "==": operator.eq,
+    "!=": operator.ne, ">=": operator.ge, ">": operator.gt,
+}
+"""The comparison operators of the language and their meaning (on ints and numpy arrays)."""
+COMPARISON_OPERATORS = tuple(COMPARISONS)
+
+
+# ---------------------------------------------------------------- Boolean-looking leaves
+
+
+@_node
+class TokenIs:
+    """``"a"``: Q_a, true where the token is ``a``."""
+
+    token: str
+    loc: Loc | None = _loc()
+
+
+@_node
+class BoolConst:
+    """``true`` or ``false``."""
+
+    value: bool
+    loc: Loc | None = _loc()
+
+
+@_node
+class Periodic:
+    """``i mod m in {r, ...}``: true where the absolute position is congruent to a residue.
+
+    ``residues`` may be given as any set of ints; it is kept as an :class:`~crasp.intsets.IntSet`,
+    so ``i mod 10^12 >= 1`` costs no more than ``i mod 2 == 1``.
+    """
+
+    modulus: int
+    residues: IntSet
+    loc: Loc | None = _loc()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "residues", IntSet.of(self.residues))
+
+
+@_node
+class Ref:
+    """A name: an earlier definition or an imported unary predicate."""
+
+    name: str
+    loc: Loc | None = _loc()
+
+
+# ---------------------------------------------------------------- Boolean operations
+
+
+@_node
+class Not:
+    operand: Expr
+    loc: Loc | None = _loc()
+
+
+@_node
+class And:
+    left: Expr
+    right: Expr
+    loc: Loc | None = _loc()
+
+
+@_node
+class Or:
+    left: Expr
+    right: Expr
+    loc: Loc | None = _loc()
+
+
+@_node
+class Compare:
+    """``left op right`` for counts; ``op`` is one of :data:`COMPARISON_OPERATORS`."""
+
+    op: str
+    left: Expr
+    right: Expr
+    loc: Loc | None = _loc()
+
+
+# ---------------------------------------------------------------- counting
+
+
+@_node
+class OffsetSet:
+    """Guard ``i - j in {d, ...}`` (``offsets`` kept as an :class:`~crasp.intsets.IntSet`)."""
+
+    offsets: IntSet
+    loc: Loc | None = _loc()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "offsets", IntSet.of(self.offsets))
+
+
+@_node
+class OffsetCompare:
+    """Guard ``i - j op k``; local only when it holds for finitely many offsets."""
+
+    op: str
+    bound: int
+    loc: Loc | None = _loc()
+
+
+@_node
+class NamedGuard:
+    """Guard naming an imported binary predicate, as in ``#[pred] "a"``."""
+
+    name: str
+    loc: Loc | None = _loc()
+
+
+Guard = Union[OffsetSet, OffsetCompare, NamedGuard]
+
+
+@_node
+class Count:
+    """``# P`` (count j <= i with P(j)) or ``#[guard] P`` (also requiring guard(i, j))."""
+
+    operand: Expr
+    guard: Guard | None = None
+    loc: Loc | None = _loc()
+
+
+@_node
+class Const:
+    value: int
+    loc: Loc | None = _loc()
+
+
+@_node
+class Add:
+    left: Expr
+    right: Expr
+    loc: Loc | None = _loc()
+
+
+@_node
+class Sub:
+    left: Expr
+    right: Expr
+    loc: Loc | None = _loc()
+
+
+@_node
+class Scale:
+    """``factor * operand`` with an integer constant factor."""
+
+    factor: int
+    operand: Expr
+    loc: Loc | None = _loc()
+
+
+@_node
+class Min:
+    left: Expr
+    right: Expr
+    loc: Loc | None = _loc()
+
+
+@_node
+class Max:
+    left: Expr
+    right: Expr
+    loc: Loc | None = _loc()
+
+
+@_node
+class Cond:
+    """``then if condition else otherwise``; both branches have one sort."""
+
+    then: Expr
+    condition: Expr
+    otherwise: Expr
+    loc: Loc | None = _loc()
+
+
+Expr = Union[
+    TokenIs, BoolConst, Periodic, Ref, Not, And, Or, Compare,
+    Count, Const, Add, Sub, Scale, Min, Max, Cond,
+]
+
+
+# ---------------------------------------------------------------- statements
+
+
+@_statement
+class Import:
+    """``#import name``: a predicate from the registry (:mod:`crasp.predicates`)."""
+
+    name: str
+    loc: Loc | None = _loc()
+
+
+@_statement
+class Definition:
+    """``name = expr``."""
+
+    name: str
+    expr: Expr
+    loc: Loc | None = _loc()
+
+
+@_statement
+class Accept:
+    """``accept expr``: the Boolean read at the last position decides acceptance."""
+
+    expr: Expr
+    loc: Loc | None = _loc()
+
+
+@_statement
+class NextToken:
+    """``next "t" = expr``: the Boolean saying that the next token is ``t``."""
+
+    token: str
+    expr: Expr
+    loc: Loc | None = _loc()
+
+
+@_statement
+class Alphabet:
+    """``alphabet {"a", "b"}``: symbols of the input besides those the program mentions."""
+
+    tokens: frozenset[str]
+    loc: Loc | None = _loc()
+
+
+Statement = Union[Import, Alphabet, Definition, Accept, NextToken]
+
+
+@_statement
+class Comment:
+    """A ``//`` comment, kept so that ``crasp fmt`` does not lose it."""
+
+    text: str
+    line: int
+    column: int
+
+
+@_statement
+class Program:
+    """A straight-line list of statements; ``source`` names the file it came from."""
+
+    statements: tuple[Statement, ...]
+    source: str = field(default="<program>", compare=False)
+    comments: tuple[Comment, ...] = field(default=(), compare=False, repr=False)
+    text: str | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def definitions(self) -> tuple[Definition, ...]:
+        return tuple(s for s in self.statements if isinstance(s, Definition))
+
+    @property
+    def imports(self) -> tuple[Import, ...]:
+        return tuple(s for s in self.statements if isinstance(s, Import))
 
 
 def children(node: Expr) -> tuple[Expr, ...]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 DEFAULT_STORE = "validation-runs"
 
 
@@ -64,6 +66,24 @@ def use_tensor_cores(device: str) -> None:
         torch.backends.cudnn.allow_tf32 = True
 
 
+def _sweep_elsewhere(args, pairs: list[tuple[str, str]], err) -> set[tuple[str, str]]:
+    """With ``--executor ray``, train every (task, variant) as Ray tasks into the store first (the
+    command then reads the results from it); the pairs that failed."""
+    from .executors import Settings, executor, plan_jobs
+
+    chosen = executor(args.executor, address=args.address, cpus=args.cpus_per_run, gpus=args.gpus_per_run,
+                      retries=args.retries)
+    if chosen.name == "sequential":
+        return set()
+    jobs = plan_jobs(pairs, args.preset)
+    settings = Settings(store=os.path.abspath(args.store), preset=args.preset, seeds=args.seeds, device=args.device,
+                        grid=getattr(args, "grid", False))
+    tally = chosen.run(jobs, settings, report=lambda line: print(line, file=err, flush=True))
+    for failure in tally.failed:
+        print(f"crasp: error: {failure.job.task} {failure.job.variant} failed: {failure.why}", file=err)
+    return {(f.job.task, f.job.variant) for f in tally.failed}
+
+
 def cmd_validate(args, out, err) -> int:
     from . import protocol, report
     from .config import Variant
@@ -75,8 +95,11 @@ def cmd_validate(args, out, err) -> int:
     use_tensor_cores(args.device)
     names = _task_names(args)
     store = Store(args.store)
+    failed = _sweep_elsewhere(args, [(name, variant) for name in names for variant in variants], err)
     for name in names:
         for variant in variants:
+            if (name, variant) in failed:
+                continue
             bar = _Bar(f"{name} {variant}", err)
             try:
                 plan = None
@@ -92,7 +115,7 @@ def cmd_validate(args, out, err) -> int:
     if args.report:
         path = report.write(store, args.report, preset=args.preset, tasks=names)
         print(f"report: {path}", file=out)
-    return 0
+    return 1 if failed else 0
 
 
 def cmd_report(args, out, err) -> int:
@@ -132,6 +155,10 @@ def cmd_arithmetic(args, out, err) -> int:
         return bars[-1]
 
     store = Store(args.store)
+    runs = chosen.restricted(args.preset, args.run) if args.run else chosen
+    failed = _sweep_elsewhere(args, [(item.task, item.variant) for item in runs.runs(args.preset)], err)
+    if failed:
+        return 1
     try:
         outcome = run(args.experiment, preset=args.preset, store=store, out=args.out, device=args.device,
                       seeds=args.seeds, only=args.run, progress=progress)
@@ -153,6 +180,22 @@ def cmd_demo(args, out, err) -> int:
 
     demo(Path(args.out), out)
     return 0
+
+
+def _executor_flags(parser) -> None:
+    from crasp.arguments import NONNEGATIVE, number
+
+    parser.add_argument("--executor", choices=["sequential", "ray"], default="sequential",
+                        help="sequential (default): one run group after another here; ray: each (task, variant) a Ray "
+                             "task, on this machine or on the cluster --address names (pip install "
+                             "'crasp-lengthgen[ray]')")
+    parser.add_argument("--address", help="a running Ray cluster to join (e.g. ray://head:10001 or auto)")
+    parser.add_argument("--cpus-per-run", type=number(minimum=0.01), default=1.0, metavar="N",
+                        help="CPUs each Ray task reserves (default 1; also its torch threads)")
+    parser.add_argument("--gpus-per-run", type=number(minimum=0.0), default=0.0, metavar="N",
+                        help="GPUs each Ray task reserves, a fraction to share one (default 0)")
+    parser.add_argument("--retries", type=NONNEGATIVE, default=2,
+                        help="times a Ray task whose worker died is started again (default 2)")
 
 
 def add_commands(commands) -> None:
@@ -178,6 +221,7 @@ def add_commands(commands) -> None:
     validate_p.add_argument("--grid", action="store_true",
                             help="search the paper's grid of configurations first (seed 0 each)")
     validate_p.add_argument("--report", metavar="DIR", help="also write the report for these tasks to DIR")
+    _executor_flags(validate_p)
     validate_p.set_defaults(handler=cmd_validate)
 
     arithmetic_p = commands.add_parser(
@@ -196,6 +240,7 @@ def add_commands(commands) -> None:
     arithmetic_p.add_argument("--run", action="append", metavar="TASK:VARIANT",
                               help="only this run of the experiment (repeat for several; e.g. xu_addition:rpe); "
                                    "processes given different runs can share one GPU")
+    _executor_flags(arithmetic_p)
     arithmetic_p.set_defaults(handler=cmd_arithmetic)
 
     report_p = commands.add_parser(

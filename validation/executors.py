@@ -1,0 +1,245 @@
+"""Run a sweep's validations one after another, or as Ray tasks on a laptop or a cluster.
+
+A sweep is a list of :class:`Job` (a task and a positional variant under a preset). Each job is
+one call of :func:`validation.sweep.validate`: it trains the seeds its preset asks for as one
+group (the seeds of a run are trained together), resumes a group a killed sweep left in progress,
+and skips every run the store already holds. The store is the single truth, and it is shared:
+a job opens it by its path and writes through its lock (see :mod:`validation.store`), so the
+driver never merges anything, and running a sweep again, after a crash or a kill at any moment,
+repeats nothing that was stored and loses at most the steps since a group's last evaluation.
+
+* :class:`Sequential` runs the jobs in order in this process (the default; nothing to install).
+* :class:`RayExecutor` submits each job as a Ray task with its resources (CPUs, a GPU or a
+  fraction of one): without an address Ray starts on this machine; with one the sweep joins a
+  running cluster, whose nodes must have this package installed and the store's folder at the
+  same path (a shared file system). A job that starts from another job's runs (ABC calibrates
+  from the ``sinusoidal`` seeds, a fine-tuning run starts from its source task) waits for it. A
+  worker that dies is retried ``retries`` times, then reported; a job that raises is reported.
+
+>>> jobs = plan_jobs([("duan_addition", "abc"), ("duan_addition", "sinusoidal")], "cpu")
+>>> [(job.task, job.variant, job.after) for job in jobs]
+[('duan_addition', 'abc', (1,)), ('duan_addition', 'sinusoidal', ())]
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from .config import ValidationError, Variant
+from .protocol import Preset, preset as preset_named
+
+
+@dataclass(frozen=True)
+class Job:
+    """One validation of a sweep; ``after`` names the jobs (by index) whose runs it starts from."""
+
+    task: str
+    variant: str
+    after: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every job of a sweep shares."""
+
+    store: str
+    preset: str | Preset = "cpu"
+    """A preset's name, or the preset itself (one made for a test; Ray sends it to the workers)."""
+    seeds: int | None = None
+    device: str = "cpu"
+    grid: bool = False
+    threads: int | None = None
+    """torch threads per job (None: torch's default in this process; Ray jobs use their CPUs)."""
+
+
+@dataclass(frozen=True)
+class Failure:
+    job: Job
+    why: str
+
+
+@dataclass
+class Tally:
+    """The sweep's state, for progress lines: jobs done, running, failed, and when it began."""
+
+    total: int
+    done: int = 0
+    running: int = 0
+    failed: list[Failure] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+
+    def line(self) -> str:
+        finished = self.done + len(self.failed)
+        elapsed = time.monotonic() - self.started
+        left = "" if not finished else f", about {elapsed / finished * (self.total - finished):.0f}s left"
+        return (f"sweep: {self.done}/{self.total} done, {self.running} running, {len(self.failed)} failed"
+                f" ({elapsed:.0f}s{left})")
+
+
+def _rules(preset: str | Preset) -> Preset:
+    return preset if isinstance(preset, Preset) else preset_named(preset)
+
+
+def plan_jobs(pairs: Sequence[tuple[str, str]], preset: str | Preset) -> list[Job]:
+    """The jobs of (task, variant) pairs, each knowing which other jobs of the sweep it starts from."""
+    from tasks import registry
+
+    rules = _rules(preset)
+    index = {(task, Variant.parse(variant).name): k for k, (task, variant) in enumerate(pairs)}
+    jobs = []
+    for task, variant in pairs:
+        kind = Variant.parse(variant)
+        plan = rules.plan(registry.get(task), kind)
+        sources = []
+        if kind.scheme.calibrated:
+            sources.append((task, "sinusoidal"))
+        if plan.train.start_from:
+            sources.append((plan.train.start_from, kind.name))
+        jobs.append(Job(task, kind.name, tuple(index[s] for s in sources if s in index)))
+    return jobs
+
+
+def run_job(job: Job, settings: Settings, progress=None):
+    """Train (or find in the store) one job's runs; the :class:`~validation.sweep.Validation`."""
+    from .store import Store
+    from .sweep import search, validate
+
+    if settings.threads:
+        import torch
+
+        torch.set_num_threads(settings.threads)
+    store = Store(settings.store)
+    rules = _rules(settings.preset)
+    plan = None
+    if settings.grid:
+        plan = search(job.task, job.variant, store=store, plan_of=rules.plan, device=settings.device,
+                      progress=progress)
+    return validate(job.task, rules, job.variant, store=store, seeds=settings.seeds, device=settings.device,
+                    progress=progress, plan=plan)
+
+
+class Sequential:
+    """The jobs one after another in this process, each with its own progress callback."""
+
+    name = "sequential"
+
+    def run(self, jobs: Sequence[Job], settings: Settings, *, progress: Callable[[Job], object] = lambda job: None,
+            report: Callable[[str], None] = lambda line: None) -> Tally:
+        tally = Tally(len(jobs))
+        for job in jobs:
+            tally.running = 1
+            run_job(job, settings, progress(job))
+            tally.running = 0
+            tally.done += 1
+            report(tally.line())
+        return tally
+
+
+class RayExecutor:
+    """Each job a Ray task needing ``cpus`` CPUs and ``gpus`` GPUs (a fraction shares one)."""
+
+    name = "ray"
+
+    def __init__(self, address: str | None = None, *, cpus: float = 1, gpus: float = 0, retries: int = 2,
+                 local_cpus: int | None = None) -> None:
+        if cpus <= 0 or gpus < 0 or retries < 0:
+            raise ValidationError("Ray jobs need a positive number of CPUs, and GPUs and retries of at least 0")
+        self.address, self.cpus, self.gpus, self.retries, self.local_cpus = address, cpus, gpus, retries, local_cpus
+
+    def run(self, jobs: Sequence[Job], settings: Settings, *, progress: Callable[[Job], object] = lambda job: None,
+            report: Callable[[str], None] = lambda line: None) -> Tally:
+        ray = require_ray()
+        started_here = not ray.is_initialized()
+        if started_here:
+            options = {"address": self.address} if self.address else {"num_cpus": self.local_cpus}
+            ray.init(**options, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        try:
+            return self._run(ray, jobs, settings, report)
+        finally:
+            if started_here:
+                ray.shutdown()
+
+    def _run(self, ray, jobs: Sequence[Job], settings: Settings, report) -> Tally:
+        threads = settings.threads or max(1, int(self.cpus))
+        remote = ray.remote(_remote_job).options(num_cpus=self.cpus, num_gpus=self.gpus, max_retries=self.retries)
+        job_settings = Settings(**{**settings.__dict__, "threads": threads})
+        refs: dict[int, object] = {}
+        for k in _topological(jobs):  # a job's upstream jobs are submitted first, and awaited as its arguments
+            upstream = [refs[j] for j in jobs[k].after]
+            refs[k] = remote.remote(jobs[k], job_settings, *upstream)
+        by_ref = {ref: k for k, ref in refs.items()}
+        tally = Tally(len(jobs))
+        pending = list(refs.values())
+        while pending:
+            tally.running = len(pending)
+            done, pending = ray.wait(pending, num_returns=1, timeout=10.0)
+            for ref in done:
+                job = jobs[by_ref[ref]]
+                try:
+                    ray.get(ref)
+                    tally.done += 1
+                except Exception as error:  # noqa: BLE001 - reported per job; the sweep goes on
+                    tally.failed.append(Failure(job, _cause(error)))
+            tally.running = len(pending)
+            report(tally.line())
+        return tally
+
+
+def _remote_job(job: Job, settings: Settings, *upstream) -> str:
+    """A Ray task: the job's runs, written to the shared store (the upstream jobs' results are
+    only awaited: their runs are in the store)."""
+    os.environ.setdefault("OMP_NUM_THREADS", str(settings.threads or 1))
+    run_job(job, settings)
+    return f"{job.task} {job.variant}"
+
+
+def _topological(jobs: Sequence[Job]) -> list[int]:
+    order: list[int] = []
+    state: dict[int, int] = {}
+
+    def visit(k: int) -> None:
+        if state.get(k) == 2:
+            return
+        if state.get(k) == 1:
+            raise ValidationError(f"jobs depend on each other in a cycle ({jobs[k].task} {jobs[k].variant})")
+        state[k] = 1
+        for j in jobs[k].after:
+            visit(j)
+        state[k] = 2
+        order.append(k)
+
+    for k in range(len(jobs)):
+        visit(k)
+    return order
+
+
+def _cause(error: BaseException) -> str:
+    """The innermost reason Ray gives for a failed task, on one line."""
+    cause = getattr(error, "cause", None) or error
+    text = str(cause).strip().splitlines()
+    return f"{type(cause).__name__}: {text[-1] if text else ''}"
+
+
+def require_ray():
+    """The ray module, or an error saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise ValidationError("--executor ray needs Ray, an optional extra: pip install 'crasp-lengthgen[ray]' "
+                              "(or pip install ray); without it the sequential executor runs the sweep") from None
+    return ray
+
+
+def executor(name: str, *, address: str | None = None, cpus: float = 1, gpus: float = 0, retries: int = 2):
+    """The executor a command line names."""
+    if name == "sequential":
+        if address:
+            raise ValidationError("--address joins a Ray cluster: it needs --executor ray")
+        return Sequential()
+    if name == "ray":
+        require_ray()
+        return RayExecutor(address, cpus=cpus, gpus=gpus, retries=retries)
+    raise ValidationError(f"--executor {name}: expected sequential or ray")

@@ -21,6 +21,14 @@ def cmd_compile(args, out, err) -> int:
     from .properties import check_properties
     from .agreement import verify
 
+    if args.export and not args.out:
+        from crasp.errors import UsageError
+
+        raise UsageError("--export tl needs --out FILE, the file to write the HookedTransformer to")
+    if args.out and not args.export:
+        from crasp.errors import UsageError
+
+        raise UsageError("--out FILE goes with --export tl (use -o to save the Limit Transformer itself)")
     config = CompileConfig(max_length=args.verify_length, dtype=args.dtype, device=args.device,
                            max_period=args.max_period, max_local_offsets=args.max_local_offsets,
                            max_window=args.max_window)
@@ -41,6 +49,13 @@ def cmd_compile(args, out, err) -> int:
 
         for path in save(model, args.output):
             print(f"wrote {path}", file=err)
+    if args.export == "tl":
+        from .lens import export_lens
+
+        export = export_lens(model, n_ctx=args.verify_length + 1)
+        path = export.save(args.out)
+        print(f"wrote {path} (TransformerLens HookedTransformer, n_ctx {export.n_ctx}; load it with "
+              "limit_transformer.lens.load_transformer_lens)", file=err)
     return 0 if report.ok else 1
 
 
@@ -93,6 +108,10 @@ def add_commands(commands) -> None:
     compile_p.add_argument("--dtype", default="float64", choices=["float32", "float64"])
     compile_p.add_argument("-o", "--output", metavar="FILE",
                            help="save the model as FILE.safetensors and FILE.json")
+    compile_p.add_argument("--export", choices=["tl"],
+                           help="also export the model: tl, a TransformerLens HookedTransformer for inputs up "
+                           "to --verify-length tokens (needs --out; pip install '.[interp]' to load it)")
+    compile_p.add_argument("--out", metavar="FILE", help="the file --export writes (a torch file)")
     compile_p.set_defaults(handler=cmd_compile)
 
     run_p = commands.choices["run"]

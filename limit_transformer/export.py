@@ -28,6 +28,7 @@ import torch
 from crasp.errors import CraspError
 
 from .model import LimitTransformer, ModelSpec, lens_name, module_name
+from .lens import to_transformer_lens  # noqa: F401  (re-exported: the TransformerLens export)
 
 FORMAT = "crasp-limit-transformer"
 VERSION = 1

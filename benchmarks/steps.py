@@ -13,20 +13,22 @@ def steps_per_second(group, steps: int, warmup: int, repeats: int) -> float:
     """Optimizer steps per second of a :class:`validation.train.SeedGroup`: the median of
     ``repeats`` timings of ``steps`` steps, after ``warmup`` untimed ones; on a GPU each timing
     waits for the device to finish."""
-    cuda = group.device.type == "cuda"
     for _ in range(warmup):
         group.train_step()
-    times = []
-    for _ in range(repeats):
-        if cuda:
-            torch.cuda.synchronize(group.device)
-        start = time.perf_counter()
-        for _ in range(steps):
-            group.train_step()
-        if cuda:
-            torch.cuda.synchronize(group.device)
-        times.append(time.perf_counter() - start)
-    return steps / statistics.median(times)
+    return steps / statistics.median(time_steps(group, steps) for _ in range(repeats))
+
+
+def time_steps(group, steps: int) -> float:
+    """Seconds that ``steps`` optimizer steps of ``group`` take (on a GPU, until it finishes)."""
+    cuda = group.device.type == "cuda"
+    if cuda:
+        torch.cuda.synchronize(group.device)
+    start = time.perf_counter()
+    for _ in range(steps):
+        group.train_step()
+    if cuda:
+        torch.cuda.synchronize(group.device)
+    return time.perf_counter() - start
 
 
 def streamed_group(plan, variant, device: str):

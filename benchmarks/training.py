@@ -6,14 +6,26 @@ The speed-up is (S x seed-steps of the group per second) / (steps of one seed pe
 
     python benchmarks/training.py                  # CPU, writes benchmarks/results/training-cpu.json
     python benchmarks/training.py --device cuda    # GPU, writes benchmarks/results/training-cuda.json
+
+``--compare`` times instead the host-side work of a step before and after it was made faster
+(fused per-seed clipping, numpy collation; ``--compile``: also the torch.compile'd step) for
+``--models`` x ``--seeds`` on ``--task``. "Before" runs the same group with the reference paths
+kept beside the fast ones (:func:`validation.train.clip_per_seed_reference`,
+:meth:`validation.data.Encoding._collate_reference`), and the timings of the variants alternate
+within each repeat, so a busy machine slows them alike; it prints the table of
+docs/performance.md and writes ``benchmarks/results/training-compare-<device>.json``.
+
+    python benchmarks/training.py --compare --models 6l6h384d,12l12h768d --seeds 1,5 --steps 5
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
+import statistics
 import sys
 from pathlib import Path
 
@@ -25,9 +37,10 @@ sys.path.insert(0, str(ROOT))
 
 from tasks import registry  # noqa: E402
 from validation.config import ModelConfig, TrainConfig, Variant  # noqa: E402
-from validation.train import SeedGroup  # noqa: E402
+from validation.data import Encoding  # noqa: E402
+from validation.train import SeedGroup, clip_per_seed_reference  # noqa: E402
 
-from steps import steps_per_second  # noqa: E402  (beside this script)
+from steps import steps_per_second, time_steps  # noqa: E402  (beside this script)
 
 CONFIGS = (("bin_majority", "1l1h16d"), ("majority", "1l2h64d"), ("sort", "2l2h64d"))
 
@@ -39,6 +52,85 @@ def _steps_per_second(task, model, seeds, device, steps, warmup, repeats) -> flo
     return steps_per_second(group, steps, warmup, repeats)
 
 
+@contextlib.contextmanager
+def reference_paths():
+    """Steps as they ran before the host-side work was made faster: per-tensor clipping and
+    per-example collation (the same numbers, bit for bit, on the CPU)."""
+    saved = SeedGroup._clip_per_seed, Encoding.collate
+    SeedGroup._clip_per_seed = lambda self, max_norm: clip_per_seed_reference(
+        [p.grad for p in self.params.values() if p.grad is not None], max_norm)
+    Encoding.collate = Encoding._collate_reference
+    try:
+        yield
+    finally:
+        SeedGroup._clip_per_seed, Encoding.collate = saved
+
+
+def compare(args) -> None:
+    """Steps per second before and after (and compiled), alternating within each repeat."""
+    records, rows = [], []
+    for model in args.models.split(","):
+        for seeds in map(int, args.seeds.split(",")):
+            config = TrainConfig(steps=10**6, eval_every=10**6, test_size=1, batch_size=args.batch_size)
+            group = SeedGroup(registry.get(args.task), Variant.parse("ape"), ModelConfig.parse(model), config,
+                              seeds=tuple(range(seeds)), device=args.device, compile_step=False)
+            eager = group._losses
+            variants = {"before": (reference_paths, eager, args.warmup),
+                        "after": (contextlib.nullcontext, eager, args.warmup)}
+            if args.compile:
+                variants["compiled"] = (contextlib.nullcontext, group._loss_function("default"), args.compile_warmup)
+            times: dict[str, list[float]] = {name: [] for name in variants}
+            for name, (paths, losses, warmup) in variants.items():
+                group._losses = losses
+                with paths():
+                    time_steps(group, warmup)
+            for _ in range(args.repeats):
+                for name, (paths, losses, _) in variants.items():
+                    group._losses = losses
+                    with paths():
+                        times[name].append(time_steps(group, args.steps))
+            rate = {name: args.steps / statistics.median(t) for name, t in times.items()}
+            record = {"task": args.task, "model": model, "seeds": seeds, "steps_per_s": rate,
+                      "seconds": times}
+            records.append(record)
+            row = [model, seeds, _rate(rate["before"]), _rate(rate["after"]),
+                   f"{rate['after'] / rate['before']:.2f}x"]
+            if args.compile:
+                row += [_rate(rate["compiled"]), f"{rate['compiled'] / rate['before']:.2f}x"]
+            rows.append(row)
+            print(row, flush=True)
+            del group
+    headers = ["model", "seeds", "before: steps/s", "after: steps/s", "after/before"]
+    if args.compile:
+        headers += ["compiled: steps/s", "compiled/before"]
+    print()
+    print(tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True))
+    _write(args, f"training-compare-{args.device.split(':')[0]}.json", records, merge=True)
+
+
+def _rate(value: float) -> str:
+    return f"{value:.3g}" if value < 10 else f"{value:.1f}"
+
+
+def _write(args, name: str, records: list, merge: bool = False) -> None:
+    """Write the records with the machine and settings; ``merge``: keep the records of an earlier
+    file for configurations this run did not time (each record then carries its settings)."""
+    machine = {"device": args.device, "cpus": os.cpu_count(), "threads": torch.get_num_threads(),
+               "python": platform.python_version(), "torch": torch.__version__,
+               "gpu": torch.cuda.get_device_name() if args.device.startswith("cuda") else None}
+    out = ROOT / "benchmarks" / "results" / name
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if merge:
+        records = [{**r, "settings": vars(args)} for r in records]
+        key = lambda r: (r["task"], r["model"], r["seeds"])  # noqa: E731
+        timed = {key(r) for r in records}
+        if out.exists():
+            earlier = json.loads(out.read_text())["records"]
+            records = [r for r in earlier if key(r) not in timed] + records
+    out.write_text(json.dumps({"machine": machine, "settings": vars(args), "records": records}, indent=2) + "\n")
+    print(f"\nwritten {out.relative_to(ROOT)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--device", default="cpu")
@@ -46,7 +138,19 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--compare", action="store_true",
+                        help="time steps before and after the host-side speed-ups instead")
+    parser.add_argument("--task", default="bin_majority", help="--compare: the task")
+    parser.add_argument("--models", default="6l6h384d,12l12h768d", help="--compare: model labels (comma-separated)")
+    parser.add_argument("--seeds", default="1,5", help="--compare: group sizes (comma-separated)")
+    parser.add_argument("--batch-size", type=int, default=64, help="--compare: examples per seed and step")
+    parser.add_argument("--compile", action="store_true", help="--compare: also time the torch.compile'd step")
+    parser.add_argument("--compile-warmup", type=int, default=8,
+                        help="--compare: untimed compiled steps (one graph per batch width is built)")
     args = parser.parse_args()
+    if args.compare:
+        compare(args)
+        return
     records, rows = [], []
     for task, model in CONFIGS:
         alone = _steps_per_second(task, model, 1, args.device, args.steps, args.warmup, args.repeats)
@@ -61,13 +165,7 @@ def main() -> None:
     print()
     print(tabulate(rows, headers=["task", "model", "seeds S", "1 seed: steps/s", "group: steps/s",
                                   "group: seed-steps/s", "speed-up"], tablefmt="github"))
-    machine = {"device": args.device, "cpus": os.cpu_count(), "threads": torch.get_num_threads(),
-               "python": platform.python_version(), "torch": torch.__version__,
-               "gpu": torch.cuda.get_device_name() if args.device.startswith("cuda") else None}
-    out = ROOT / "benchmarks" / "results" / f"training-{args.device.split(':')[0]}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"machine": machine, "settings": vars(args), "records": records}, indent=2) + "\n")
-    print(f"\nwritten {out.relative_to(ROOT)}")
+    _write(args, f"training-{args.device.split(':')[0]}.json", records)
 
 
 if __name__ == "__main__":

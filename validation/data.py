@@ -88,7 +88,43 @@ class Encoding:
         return {token: k for k, token in enumerate(self.vocabulary)}
 
     def collate(self, examples: Sequence[Example]) -> Batch:
-        """Pad examples on the right into one batch (pad positions repeat the last position id)."""
+        """Pad examples on the right into one batch (pad positions repeat the last position id).
+
+        Tokens, checked positions and targets of all examples are flattened once and scattered into
+        the padded arrays with numpy; :meth:`_collate_reference` is the per-example loop it equals.
+        """
+        width = self._check_fits(examples)
+        count = len(examples)
+        lengths = np.fromiter((len(e.tokens) for e in examples), dtype=np.int64, count=count)
+        offsets = np.fromiter((e.offset for e in examples), dtype=np.int64, count=count)
+        ids = np.full((count, width), self.id(PAD), dtype=np.int64)
+        ids[_rows(lengths), _columns(lengths)] = self._ids([t for e in examples for t in e.tokens])
+        positions = offsets[:, None] + np.minimum(np.arange(width), lengths[:, None] - 1)
+        checks = np.fromiter((len(e.checked) for e in examples), dtype=np.int64, count=count)
+        rows = _rows(checks)
+        checked = np.fromiter((k for e in examples for k in e.checked), dtype=np.int64, count=int(checks.sum()))
+        mask = np.zeros((count, width), dtype=bool)
+        mask[rows, checked] = True
+        if self.uses_flags:
+            # each distinct target (a set of legal next symbols, or a verdict) becomes one row of flags
+            distinct: dict = {}
+            codes = np.fromiter((distinct.setdefault(t if isinstance(t, frozenset) else bool(t), len(distinct))
+                                 for e in examples for t in e.targets), dtype=np.int64, count=len(checked))
+            flag_index = {flag: k for k, flag in enumerate(self.flags)}
+            table = np.zeros((len(distinct), len(self.flags)), dtype=np.float32)
+            for target, code in distinct.items():
+                on = target if isinstance(target, frozenset) else (("accept",) if target else ())
+                table[code, [flag_index[f] for f in on]] = 1.0
+            targets = np.zeros((count, width, len(self.flags)), dtype=np.float32)
+            targets[rows, checked] = table[codes]
+        else:
+            targets = np.full((count, width), IGNORE, dtype=np.int64)
+            targets[rows, checked] = self._ids([t for e in examples for t in e.targets])
+        return Batch(torch.from_numpy(ids), torch.from_numpy(positions), torch.from_numpy(targets),
+                     torch.from_numpy(mask))
+
+    def _check_fits(self, examples: Sequence[Example]) -> int:
+        """The batch's width, once every example is known to fit the encoding."""
         width = max(len(e.tokens) for e in examples)
         if self.task.format is Format.ALIGNED and any(len(e.tokens) != width for e in examples):
             raise ValidationError(f"task {self.task.name!r}: an encoder batch needs examples of one length (its "
@@ -99,6 +135,19 @@ class Encoding:
                 raise ValidationError(
                     f"task {self.task.name!r}: an example of {len(e.tokens)} tokens at offset {e.offset} does "
                     f"not fit the positional table of {self.n_positions} rows")
+        return width
+
+    def _ids(self, tokens: list[str]) -> np.ndarray:
+        """The ids of ``tokens``, in one array (an unknown token is an error, as in :meth:`id`)."""
+        try:
+            return np.fromiter(map(self._index.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+        except KeyError as missing:
+            self.id(missing.args[0])  # raises the ValidationError that names the token
+            raise
+
+    def _collate_reference(self, examples: Sequence[Example]) -> Batch:
+        """:meth:`collate` one example and one position at a time (the reference it is tested against)."""
+        width = self._check_fits(examples)
         ids = np.full((len(examples), width), self.id(PAD), dtype=np.int64)
         positions = np.zeros((len(examples), width), dtype=np.int64)
         mask = np.zeros((len(examples), width), dtype=bool)
@@ -120,6 +169,17 @@ class Encoding:
                     targets[b, k] = self.id(target)
         return Batch(torch.from_numpy(ids), torch.from_numpy(positions), torch.from_numpy(targets),
                      torch.from_numpy(mask))
+
+
+def _rows(counts: np.ndarray) -> np.ndarray:
+    """Row b repeated counts[b] times: the row of each item of a flattened ragged batch."""
+    return np.repeat(np.arange(len(counts)), counts)
+
+
+def _columns(counts: np.ndarray) -> np.ndarray:
+    """0, 1, ..., counts[b] - 1 for each row b in turn: each item's place within its row."""
+    starts = np.cumsum(counts) - counts
+    return np.arange(int(counts.sum())) - np.repeat(starts, counts)
 
 
 def exact_rows(out: torch.Tensor, batch: Batch, uses_flags: bool) -> torch.Tensor:

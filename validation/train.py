@@ -19,6 +19,7 @@ exact, and the others go on without it.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -48,6 +49,31 @@ initialisation uses s itself)."""
 
 EVAL_ELEMENTS = 2**25
 """Attention-score elements one evaluation chunk may hold (bounds evaluation memory)."""
+
+COMPILE_VARIABLE = "VALIDATION_COMPILE"
+"""The environment variable that opts a :class:`SeedGroup` into a compiled step when its caller says
+nothing: ``1`` (torch.compile's default mode) or a mode name (``reduce-overhead``: CUDA graphs);
+unset, empty or ``0``: eager."""
+
+
+COMPILED_GRAPHS = 1024
+"""The compiled graphs (batch widths x group sizes, over every group of the process) a compiled
+step keeps before torch falls back to running it eagerly."""
+
+
+def compile_mode(choice: bool | str | None = None) -> str | None:
+    """The torch.compile mode a step runs under (None: eager), from a :class:`SeedGroup`'s
+    ``compile_step`` or, when that is None, :data:`COMPILE_VARIABLE`.
+
+    >>> compile_mode(False), compile_mode(True), compile_mode("reduce-overhead")
+    (None, 'default', 'reduce-overhead')
+    """
+    if choice is None:
+        choice = os.environ.get(COMPILE_VARIABLE, "").strip()
+        choice = False if choice in ("", "0") else True if choice == "1" else choice
+    if choice is True:
+        return "default"
+    return choice or None
 
 
 @dataclass(frozen=True)
@@ -138,14 +164,66 @@ def overwrite(model: nn.Module, weights: Mapping[str, torch.Tensor]) -> None:
             state[name].copy_(t)
 
 
+def clip_per_seed(grads: Sequence[torch.Tensor], max_norm: float, *, fused: bool | None = None) -> torch.Tensor:
+    """Clip stacked gradients (leading axis: seeds) in place so that each seed's norm over all of
+    them is at most ``max_norm``, by ``torch.nn.utils.clip_grad_norm_``'s factor
+    ``min(1, max_norm / (norm + 1e-6))``; returns the per-seed norms before clipping.
+
+    ``fused`` (the default on a GPU): a fixed handful of operators whatever the number of
+    tensors: one fused norm of every seed's slice of every gradient (``torch._foreach_norm``), a
+    sum of their squares per seed, and one fused in-place product by the per-seed factor. A seed's
+    norm then differs from one summed element by element in the last bits. Otherwise (the default
+    on the CPU, where dispatching costs little beside the reductions and ``_foreach_norm`` runs a
+    less accurate kernel) the squares are summed per tensor as :func:`clip_per_seed_reference`
+    does, so CPU runs stay bit for bit what they were; the product is fused either way.
+
+    >>> g = torch.tensor([[3.0, 4.0], [0.3, 0.4]])  # seed 0 has norm 5, seed 1 norm 0.5
+    >>> clip_per_seed([g], 1.0).tolist(), g.mul(1e4).round().tolist()
+    ([5.0, 0.5], [[6000.0, 8000.0], [3000.0, 4000.0]])
+    """
+    if not grads:
+        return torch.zeros(0)
+    if grads[0].is_cuda if fused is None else fused:
+        seeds = grads[0].shape[0]
+        slices = [row for g in grads for row in g.unbind(0)]
+        squares = torch.stack(torch._foreach_norm(slices)).view(len(grads), seeds).square()
+    else:
+        squares = torch.stack([g.flatten(1).square().sum(1) for g in grads])
+    norms = squares.sum(0).sqrt()
+    factor = (max_norm / (norms + 1e-6)).clamp(max=1.0)
+    shaped = {dim: factor.view(-1, *([1] * (dim - 1))) for dim in {g.dim() for g in grads}}
+    torch._foreach_mul_(list(grads), [shaped[g.dim()] for g in grads])
+    return norms
+
+
+def clip_per_seed_reference(grads: Sequence[torch.Tensor], max_norm: float) -> torch.Tensor:
+    """:func:`clip_per_seed` one tensor at a time, as a group clipped before it was fused."""
+    if not grads:
+        return torch.zeros(0)
+    norms = torch.stack([g.flatten(1).square().sum(1) for g in grads]).sum(0).sqrt()
+    factor = (max_norm / (norms + 1e-6)).clamp(max=1.0)
+    for g in grads:
+        g.mul_(factor.view(-1, *([1] * (g.dim() - 1))))
+    return norms
+
+
 class SeedGroup:
     """Seeds of one (task, variant, model, training) configuration, trained together; ``initial``
-    maps a seed to tensors that replace its fresh ones (see :func:`overwrite`)."""
+    maps a seed to tensors that replace its fresh ones (see :func:`overwrite`).
+
+    ``compile_step`` (None: :data:`COMPILE_VARIABLE` decides) runs the vmapped loss and its
+    gradient through ``torch.compile`` (True, or a mode name), with static shapes: one graph per
+    batch width and group size, compiled when first met. Its losses equal the eager ones to float
+    tolerance, not bit for bit; runs with dropout stay eager. It is a keyword rather than a
+    :class:`TrainConfig` field because it does not change what is trained, and so must not change
+    a run's store key.
+    """
 
     def __init__(self, task: Task, variant: Variant, model: ModelConfig, config: TrainConfig,
                  seeds: Sequence[int], *, device: str = "cpu", test_seed: int = 0,
                  progress: Callable[[int, int, str], None] | None = None,
-                 initial: Mapping[int, Mapping[str, torch.Tensor]] | None = None) -> None:
+                 initial: Mapping[int, Mapping[str, torch.Tensor]] | None = None,
+                 compile_step: bool | str | None = None) -> None:
         if not seeds:
             raise ValidationError("no seeds to train")
         self.task, self.variant, self.model_config, self.config = task, variant, model, config
@@ -174,6 +252,8 @@ class SeedGroup:
         self.step = 0
         self.history: list[list[Evaluation]] = [[] for _ in self.seeds]
         self.elapsed = 0.0
+        self.compile_mode = compile_mode(compile_step)
+        self._losses = self._loss_function(self.compile_mode)
 
     # ------------------------------------------------------------ set-up
 
@@ -240,6 +320,24 @@ class SeedGroup:
             loss = loss + self.variant.reg_coef * positional_penalty(params, self.model_config.n_head)
         return loss
 
+    def _loss_function(self, mode: str | None) -> Callable:
+        """The per-seed losses of a batch of every seed's examples (one vmapped call), compiled
+        under torch.compile's ``mode`` unless None.
+
+        Every group's compiled graphs are cached under one code object (vmap's wrapper), whose
+        limit of 8 recompilations a sweep or a task with many batch widths would reach, after
+        which torch runs the step eagerly; the calls here raise it to :data:`COMPILED_GRAPHS`."""
+        losses = vmap(self._seed_loss)
+        if not mode:
+            return losses
+        compiled = torch.compile(losses, mode=mode, dynamic=False)
+
+        def run(*args):
+            with torch._dynamo.config.patch(recompile_limit=COMPILED_GRAPHS,
+                                            accumulated_recompile_limit=COMPILED_GRAPHS):
+                return compiled(*args)
+        return run
+
     def _train_batch(self) -> Batch:
         examples = [e for stream in self.streams for e in stream.next(self.config.batch_size)]
         batch = self.encoding.collate(examples).to(self.device)
@@ -256,7 +354,7 @@ class SeedGroup:
             losses = torch.stack([self._dropout_loss(s, batch) for s, batch in enumerate(batches)])
         else:
             batch = self._train_batch()
-            losses = vmap(self._seed_loss)(self.params, batch.ids, batch.positions, batch.targets, batch.mask)
+            losses = self._losses(self.params, batch.ids, batch.positions, batch.targets, batch.mask)
         self.optimizer.zero_grad(set_to_none=True)
         losses.sum().backward()
         if self.config.grad_clip:
@@ -279,11 +377,10 @@ class SeedGroup:
             self.base.eval()
 
     def _clip_per_seed(self, max_norm: float) -> None:
-        grads = [p.grad for p in self.params.values() if p.grad is not None]
-        norms = torch.stack([g.flatten(1).square().sum(1) for g in grads]).sum(0).sqrt()
-        factor = (max_norm / (norms + 1e-6)).clamp(max=1.0)
-        for g in grads:
-            g.mul_(factor.view(-1, *([1] * (g.dim() - 1))))
+        """Scale each seed's gradients to norm at most ``max_norm`` (the factor
+        ``min(1, max_norm / (norm + 1e-6))`` of ``torch.nn.utils.clip_grad_norm_``), over all
+        stacked gradients at once; see :func:`clip_per_seed`."""
+        clip_per_seed([p.grad for p in self.params.values() if p.grad is not None], max_norm)
 
     # ------------------------------------------------------------ evaluation
 

@@ -132,3 +132,27 @@ def test_the_command_line_names_the_executor(tmp_path, monkeypatch):
     err = io.StringIO()
     assert main(["validate", "bin_majority", "--executor", "dask"], io.StringIO(), err) == 2
     assert main(["validate", "bin_majority", "--cpus-per-run", "0"], io.StringIO(), io.StringIO()) == 2
+
+
+def test_a_worker_that_dies_is_retried_then_reported(tmp_path):
+    pytest.importorskip("ray", reason="Ray is an optional extra")
+    driver = os.getpid()
+    fine = tiny()
+    attempts = tmp_path / "attempts"
+
+    def plan(task, variant):
+        if os.getpid() != driver and task.name == "parity":
+            with open(attempts, "a") as file:
+                file.write("attempt\n")
+            os._exit(3)  # the worker process dies, as on a lost node or the kernel's OOM killer
+        return fine.plan(task, variant)
+
+    dying = protocol.Preset("tiny", "tests", plan, seeds=2, count_threshold=0.0)
+    lines: list[str] = []
+    tally = RayExecutor(local_cpus=2, retries=1).run(plan_jobs(PAIRS, dying), Settings(str(tmp_path / "runs"), dying),
+                                                     report=lines.append)
+    assert tally.done == 1 and [f.job.task for f in tally.failed] == ["parity"]
+    assert "died" in tally.failed[0].why.lower() or "crash" in tally.failed[0].why.lower(), tally.failed[0].why
+    assert {r[0] for r in stored(tmp_path / "runs")} == {"bin_majority"}
+    assert attempts.read_text().count("attempt") == 2  # the first try and one retry
+    assert lines[-1].startswith("sweep: 1/2 done, 0 running, 1 failed")

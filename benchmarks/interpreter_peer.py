@@ -8,7 +8,8 @@ interleaved runs (ours, peer, ours, peer, ...):
 * end to end: one process per run, one 10^4-token input on standard input; *warm* runs a program
   ``crasp`` has seen before (its cache holds it), *cold* a new one (a fresh comment line makes
   every run's text new; Lark's own table cache stays warm, as it is after the first use);
-* in process: a call per input, the program parsed and checked once, for n = 100 and n = 10^4.
+* in process: a call per input, the program parsed and checked once, for n = 100 and n = 10^4
+  (each side's timed calls follow one untimed call of its own).
 
     python benchmarks/interpreter_peer.py --peer PATH        # PATH: a checkout of m-hahn/c-rasp
     python benchmarks/interpreter_peer.py                    # our absolute times only
@@ -88,7 +89,8 @@ def end_to_end(work: Path, peer: Path | None, repeats: int, n: int) -> list[dict
         program.write_text(ours)
         peer_program = work / "peer.cr"
         peer_program.write_text(theirs)
-        crasp = [python, "-m", "crasp", "run"]
+        script = Path(python).with_name("crasp")  # the console script users run, beside this Python
+        crasp = [str(script), "run"] if script.exists() else [python, "-m", "crasp", "run"]
         for warm_up in ([*crasp, str(program)], [python, str(driver), str(peer), str(peer_program)] if peer else None):
             if warm_up:
                 subprocess.run(warm_up, stdin=open(data, "rb"), stdout=subprocess.DEVNULL, check=True, env=env)
@@ -146,10 +148,14 @@ def in_process(peer: Path | None, repeats: int, sizes: list[int]) -> list[dict]:
             local_too_slow = name.startswith("local") and n > 2000  # the peer's guard is O(n^2)
             mine, theirs_t = [], []
             for _ in range(repeats):
+                # Each side's timing follows one untimed call of its own, so that neither pays for
+                # the memory the other's run left behind (the peer's lists of 10^4 Python objects).
+                run(checked, [inputs[0]])
                 start = time.perf_counter()
                 ours_once()
                 mine.append((time.perf_counter() - start) / (calls * len(inputs)))
                 if peer_program is not None and not local_too_slow:
+                    peer_program.execute(inputs[0])
                     start = time.perf_counter()
                     peer_once()
                     theirs_t.append((time.perf_counter() - start) / (calls * len(inputs)))

@@ -9,18 +9,18 @@ output) is an error, never a silent success; symbols the terminal cannot encode 
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import os
 import sys
-from typing import TYPE_CHECKING, Callable, Sequence
 
 from . import cache
-from .arguments import NONNEGATIVE
 from .errors import CraspError, CraspSyntaxError, SourceError, UsageError, unknown_token
 from .version import VERSION
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the command line's fast path
 if TYPE_CHECKING:
+    import argparse
+    from typing import Callable, Sequence
+
     from .ast import Program
     from .checker import CheckedProgram
 
@@ -270,6 +270,10 @@ CORE_COMMANDS = ("run", "check", "fmt")
 def build_parser(*, extensions: bool = True) -> argparse.ArgumentParser:
     """The command line's parser; without ``extensions``, crasp's own commands alone (what
     ``crasp run``, ``check`` and ``fmt`` need, without importing the packages built on crasp)."""
+    import argparse
+
+    from .arguments import NONNEGATIVE
+
     parser = argparse.ArgumentParser(
         prog="crasp",
         description="Write, check, run and trace C-RASP[periodic, local] programs.",
@@ -404,16 +408,32 @@ def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
     return status
 
 
+def _plain_run(argv: list[str]):
+    """``crasp run PROGRAM [TOKENS...]`` without any option, read without argparse (whose import,
+    terminal-size and translation lookups cost more than a warm run itself); None for any other
+    command line, which argparse reads."""
+    if len(argv) < 2 or argv[0] != "run" or any(arg.startswith("-") for arg in argv[1:]):
+        return None
+    from types import SimpleNamespace
+
+    return SimpleNamespace(command="run", program=argv[1], tokens=argv[2:], trace=None, offset=0,
+                           allow_unknown=False, no_cache=False, compiled=False, handler=cmd_run)
+
+
 def _dispatch(argv: Sequence[str] | None, out: _Output, err: _Output) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        # argparse writes usage and --help itself: to the streams this call was given.
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
-            args = _parse(argv, extensions=_needs_extensions(argv))
-            if args is None:  # a flag crasp does not know may belong to an extension of its command
-                args = _parse(argv, extensions=True)
-    except SystemExit as stop:  # argparse reports usage errors itself (exit 2; --help exits 0)
-        return stop.code if isinstance(stop.code, int) else 2
+    args = _plain_run(argv)
+    if args is None:
+        import contextlib
+
+        try:
+            # argparse writes usage and --help itself: to the streams this call was given.
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+                args = _parse(argv, extensions=_needs_extensions(argv))
+                if args is None:  # a flag crasp does not know may belong to an extension of its command
+                    args = _parse(argv, extensions=True)
+        except SystemExit as stop:  # argparse reports usage errors itself (exit 2; --help exits 0)
+            return stop.code if isinstance(stop.code, int) else 2
     handler: Callable = args.handler
     try:
         return handler(args, out, err)

@@ -9,8 +9,7 @@ Errors located in a program's source print like a compiler's::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the command line's fast path
 if TYPE_CHECKING:
     from .ast import Loc
 

@@ -43,9 +43,10 @@ from __future__ import annotations
 import operator
 from bisect import bisect_right
 from itertools import accumulate, repeat
-from typing import TYPE_CHECKING, Sequence
-
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the command line's fast path
 if TYPE_CHECKING:
+    from typing import Sequence
+
     from .checker import CheckedProgram
 
 Plan = tuple

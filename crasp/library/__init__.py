@@ -10,8 +10,7 @@ True
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the command line's fast path
 if TYPE_CHECKING:
     from pathlib import Path
 

@@ -23,7 +23,7 @@ repeats nothing that was stored and loses at most the steps since a group's last
 
 from __future__ import annotations
 
-import os
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -165,7 +165,7 @@ class RayExecutor:
     def _run(self, ray, jobs: Sequence[Job], settings: Settings, report) -> Tally:
         threads = settings.threads or max(1, int(self.cpus))
         remote = ray.remote(_remote_job).options(num_cpus=self.cpus, num_gpus=self.gpus, max_retries=self.retries)
-        job_settings = Settings(**{**settings.__dict__, "threads": threads})
+        job_settings = dataclasses.replace(settings, threads=threads)
         refs: dict[int, object] = {}
         for k in _topological(jobs):  # a job's upstream jobs are submitted first, and awaited as its arguments
             upstream = [refs[j] for j in jobs[k].after]
@@ -191,7 +191,6 @@ class RayExecutor:
 def _remote_job(job: Job, settings: Settings, *upstream) -> str:
     """A Ray task: the job's runs, written to the shared store (the upstream jobs' results are
     only awaited: their runs are in the store)."""
-    os.environ.setdefault("OMP_NUM_THREADS", str(settings.threads or 1))
     run_job(job, settings)
     return f"{job.task} {job.variant}"
 

@@ -69,27 +69,32 @@ def program_text(spec: str) -> tuple[str, str]:
 
 def load_program(spec: str) -> Program:
     """A program from a file path, or by name from the library (``dyck1``)."""
+    return _parsed(program_text(spec))
+
+
+def _parsed(source: tuple[str, str]) -> Program:
     from .parser import parse
 
-    return parse(*program_text(spec))
+    return parse(*source)
 
 
-def _checked(spec: str) -> CheckedProgram:
+def _checked(source: tuple[str, str]) -> CheckedProgram:
     from .checker import check
 
-    return check(load_program(spec))
+    return check(_parsed(source))
 
 
-def cached(kind: str, spec: str, make: Callable, use_cache: bool = True, *, checked: bool = True):
-    """What ``make`` gives for the program ``spec`` (its checked program, or with ``checked``
-    False its parsed one), from the cache when the program was seen before. A program with errors
-    is never kept: its errors are reported anew every time."""
-    text, _ = program_text(spec)
+def cached(kind: str, source: tuple[str, str], make: Callable, use_cache: bool = True, *, checked: bool = True):
+    """What ``make`` gives for the program ``source`` (its text and name, from :func:`program_text`):
+    given its checked program, or with ``checked`` False its parsed one; from the cache when the
+    program was seen before. A program with errors is never kept: its errors are reported anew
+    every time."""
+    text, _ = source
     if use_cache:
         kept = cache.load(kind, text)
         if kept is not None:
             return kept
-    value = make(_checked(spec) if checked else load_program(spec))
+    value = make(_checked(source) if checked else _parsed(source))
     if use_cache:
         cache.store(kind, text, value)
     return value
@@ -147,14 +152,14 @@ def verdict(result, row: int) -> str:
 
 
 def cmd_run(args, out, err) -> int:
-    use_cache = not getattr(args, "no_cache", False)
-    plan = None
-    if not args.trace:
+    source = program_text(args.program)
+    plan = checked = None
+    if args.trace:
+        checked = _checked(source)  # the program's errors before the inputs'
+    else:
         from .plan import lower
 
-        plan = cached("plan", args.program, lower, use_cache)
-    else:
-        _checked(args.program)  # the program's errors before the inputs'
+        plan = cached("plan", source, lower, not getattr(args, "no_cache", False))
     inputs = read_inputs(args.tokens, sys.stdin)
     if not inputs:
         raise CommandError("no input: give tokens after the program, or lines on standard input")
@@ -169,14 +174,13 @@ def cmd_run(args, out, err) -> int:
         for tokens in inputs:
             print(plan_verdict(plan, tokens, args.offset), file=out)
         return 0
-    return _run_vectorised(args, inputs, out, err)
+    return _run_vectorised(args, checked or _checked(source), inputs, out, err)
 
 
-def _run_vectorised(args, inputs: list[list[str]], out, err) -> int:
+def _run_vectorised(args, checked: CheckedProgram, inputs: list[list[str]], out, err) -> int:
     """``crasp run`` on the numpy interpreter: long or many inputs, and traces."""
     from .interpreter import run_in_chunks
 
-    checked = _checked(args.program)
     verdicts: list[str] = [""] * len(inputs)
     collected = {}
     for indices, result in run_in_chunks(
@@ -203,8 +207,8 @@ def cmd_check(args, out, err) -> int:
     status = 0
     for spec in args.programs:
         try:
-            summary = cached("summary", spec, describe, not args.no_cache)
-            summary = {**summary, "source": program_text(spec)[1]}
+            source = program_text(spec)
+            summary = {**cached("summary", source, describe, not args.no_cache), "source": source[1]}
         except CraspError as error:
             print(error_line(error), file=err)
             status = max(status, error.exit_status)
@@ -231,8 +235,9 @@ def cmd_check(args, out, err) -> int:
 def cmd_fmt(args, out, err) -> int:
     status = 0
     for spec in args.programs:
-        formatted = cached("format", spec, _formatted, not args.no_cache, checked=False)
-        text, _ = program_text(spec)
+        source = program_text(spec)
+        formatted = cached("format", source, _formatted, not args.no_cache, checked=False)
+        text, _ = source
         if args.check:
             if formatted != text:
                 print(f"{spec}: would reformat", file=err)

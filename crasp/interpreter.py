@@ -80,17 +80,20 @@ def as_tokens(item: Tokens) -> tuple[str, ...]:
 
 
 def encode(
-    inputs: Sequence[Sequence[str]], vocabulary: dict[str, int], *, allow_unknown: bool
+    inputs: Sequence[Sequence[str]], vocabulary: dict[str, int], *, allow_unknown: bool,
+    table: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Token ids of a batch, padded with -1, and the lengths. Unknown tokens get id -1.
 
     When every token of the vocabulary is one character, an input is encoded at once through a
-    table indexed by code points; otherwise token by token through the vocabulary.
+    table indexed by code points (``table``: the vocabulary's :func:`code_point_table`, built
+    here when not given); otherwise token by token through the vocabulary.
     """
     lengths = np.array([len(seq) for seq in inputs], dtype=np.int64)
     width = int(lengths.max(initial=0))
     ids = np.full((len(inputs), width), -1, dtype=np.int32)
-    table = _code_point_table(vocabulary)
+    if table is None:
+        table = code_point_table(vocabulary)
     for row, seq in enumerate(inputs):
         encoded = None
         if table is not None:
@@ -106,7 +109,7 @@ def encode(
     return ids, lengths
 
 
-def _code_point_table(vocabulary: dict[str, int]) -> np.ndarray | None:
+def code_point_table(vocabulary: dict[str, int]) -> np.ndarray | None:
     """ids by code point when every token is one character (the last entry, -1, stands for every
     code point beyond the vocabulary's); None otherwise."""
     if not vocabulary or any(len(token) != 1 for token in vocabulary):
@@ -305,7 +308,7 @@ def run(
     for index, seq in enumerate(batch):
         if not seq:
             raise InputError(f"input {index + 1} is empty: a program reads its output at the last position")
-    symbols, vocabulary, known, plan = _program_constants(checked, frozenset(alphabet) if alphabet else frozenset())
+    symbols, vocabulary, table, known, plan = _program_constants(checked, frozenset(alphabet) if alphabet else frozenset())
     longest = max(map(len, batch), default=0)
     if isinstance(offset, int):  # one offset for all: no array needed to check it
         offsets = np.full(len(batch), offset, dtype=np.int64) if abs(offset) < _INT64_LIMIT else None
@@ -319,14 +322,14 @@ def run(
         raise InputError(f"counts of this program could exceed int64 on inputs of length {longest}")
     if not trace and len(plan[1]) * sum(map(len, batch)) <= PURE_PYTHON_WORK:
         return _run_plan(checked, plan, tuple(batch), offsets, symbols, known, allow_unknown)
-    ids, lengths = encode(batch, vocabulary, allow_unknown=allow_unknown)
+    ids, lengths = encode(batch, vocabulary, allow_unknown=allow_unknown, table=table)
     evaluate = _Evaluator(checked, ids, vocabulary, offsets)
     return evaluate.result(tuple(batch), lengths, trace=trace)
 
 
 def _program_constants(checked: CheckedProgram, extra: frozenset):
-    """The sorted symbols, the vocabulary, the set of known tokens and the plan of ``checked``,
-    computed once per program (and per set of extra symbols)."""
+    """The sorted symbols, the vocabulary (and its :func:`code_point_table`), the set of known
+    tokens and the plan of ``checked``, computed once per program (and per set of extra symbols)."""
     key = ("constants", extra)
     found = checked.memo.get(key)
     if found is None:
@@ -335,7 +338,7 @@ def _program_constants(checked: CheckedProgram, extra: frozenset):
         if plan is None:
             plan = checked.memo["plan"] = plans.lower(checked)
         vocabulary = {token: index for index, token in enumerate(symbols)}
-        found = checked.memo[key] = (symbols, vocabulary, frozenset(symbols), plan)
+        found = checked.memo[key] = (symbols, vocabulary, code_point_table(vocabulary), frozenset(symbols), plan)
     return found
 
 

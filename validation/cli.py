@@ -144,8 +144,7 @@ def cmd_arithmetic(args, out, err) -> int:
 
     chosen = experiment(args.experiment)  # bad names are refused before the store is created
     preset(args.preset)
-    if args.run:
-        chosen.restricted(args.preset, args.run)
+    runs = chosen.restricted(args.preset, args.run) if args.run else chosen  # bad --run names refused here too
     use_tensor_cores(args.device)
 
     bars: list[_Bar] = []
@@ -155,7 +154,6 @@ def cmd_arithmetic(args, out, err) -> int:
         return bars[-1]
 
     store = Store(args.store)
-    runs = chosen.restricted(args.preset, args.run) if args.run else chosen
     failed = _sweep_elsewhere(args, [(item.task, item.variant) for item in runs.runs(args.preset)], err)
     if failed:
         return 1

@@ -79,6 +79,16 @@ def as_tokens(item: Tokens) -> tuple[str, ...]:
     return tuple(item.split()) if isinstance(item, str) else tuple(item)
 
 
+def as_batch(inputs: Iterable[Tokens]) -> list[tuple[str, ...]]:
+    """The inputs as token tuples; an empty input is an :class:`~crasp.errors.InputError` (a
+    program reads its output at the last position)."""
+    batch = [as_tokens(item) for item in inputs]
+    for index, seq in enumerate(batch):
+        if not seq:
+            raise InputError(f"input {index + 1} is empty: a program reads its output at the last position")
+    return batch
+
+
 def encode(
     inputs: Sequence[Sequence[str]], vocabulary: dict[str, int], *, allow_unknown: bool,
     table: np.ndarray | None = None,
@@ -304,10 +314,7 @@ def run(
     alphabet (plus ``alphabet``) are an :class:`~crasp.errors.InputError` unless ``allow_unknown``.
     """
     checked = program if isinstance(program, CheckedProgram) else check(program, registry)
-    batch = [as_tokens(item) for item in inputs]
-    for index, seq in enumerate(batch):
-        if not seq:
-            raise InputError(f"input {index + 1} is empty: a program reads its output at the last position")
+    batch = as_batch(inputs)
     symbols, vocabulary, table, known, plan = _program_constants(checked, frozenset(alphabet) if alphabet else frozenset())
     longest = max(map(len, batch), default=0)
     if isinstance(offset, int):  # one offset for all: no array needed to check it

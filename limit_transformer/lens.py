@@ -137,38 +137,28 @@ class LensExport:
     def tokens(self, inputs: Iterable, *, allow_unknown: bool = False) -> tuple[torch.Tensor, np.ndarray]:
         """Token ids (batch, n+1), the beginning-of-sequence token first and shorter inputs
         padded at the end (causal attention never reads the padding), and the lengths."""
-        from crasp.interpreter import as_tokens, encode
+        from crasp.interpreter import as_batch
 
-        batch = [as_tokens(item) for item in inputs]
-        for index, seq in enumerate(batch):
-            if not seq:
-                raise InputError(f"input {index + 1} is empty: a program reads its output at the last position")
+        from .runner import token_ids
+
+        batch = as_batch(inputs)
         longest = max((len(seq) for seq in batch), default=0)
         if longest + 1 > self.n_ctx:
             raise InputError(f"an input has {longest} tokens but the exported model has {self.n_ctx} "
                              f"positions (the beginning-of-sequence token included); export with a larger n_ctx")
-        bos, other = self.vocabulary.index(self.bos), len(self.vocabulary) - 1
-        known = {t: k for k, t in enumerate(self.vocabulary) if k not in (bos, other)}
-        ids, lengths = encode(batch, known, allow_unknown=allow_unknown)
-        ids = np.where(ids < 0, other, ids)
-        tokens = np.concatenate([np.full((len(batch), 1), bos, dtype=ids.dtype), ids], axis=1)
+        tokens, lengths = token_ids(self.vocabulary, self.bos, batch, allow_unknown=allow_unknown)
         return torch.as_tensor(tokens, dtype=torch.long), lengths
 
     def decode(self, logits: torch.Tensor, inputs: Sequence, lengths: np.ndarray):
         """A :class:`crasp.RunResult` from the logits (batch, n+1, outputs): output true where > 0."""
-        from crasp.interpreter import RunResult, as_tokens
+        from crasp.interpreter import as_tokens
+
+        from .runner import as_result
 
         outputs = (logits[:, 1:, :] > 0).cpu().numpy()
-        rows = np.arange(len(lengths))
-        accept = accept_values = next_values = None
-        if self.output_kind == "accept":
-            accept_values = outputs[:, :, 0]
-            accept = accept_values[rows, np.maximum(lengths - 1, 0)] if len(lengths) else np.zeros(0, dtype=bool)
-        else:
-            next_values = {name: outputs[:, :, k] for k, name in enumerate(self.outputs)}
-        return RunResult(tokens=tuple(as_tokens(item) for item in inputs), lengths=lengths,
-                         offsets=np.zeros(len(lengths), dtype=np.int64), accept=accept, next=next_values,
-                         values=None, accept_values=accept_values)
+        batch = [as_tokens(item) for item in inputs]
+        return as_result(outputs, batch, lengths, np.zeros(len(lengths), dtype=np.int64), self.output_kind,
+                         self.outputs)
 
     # ------------------------------------------------------------------ files
 

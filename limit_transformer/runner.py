@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from crasp.errors import InputError
-from crasp.interpreter import RunResult, Tokens, as_tokens, encode
+from crasp.interpreter import RunResult, Tokens, as_batch, encode
 
 from .model import LimitTransformer
 
@@ -32,18 +32,41 @@ def prepare(
     allow_unknown: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor, np.ndarray]:
     """Token ids and absolute positions, (batch, n+1) each with the BOS column first, and lengths."""
-    vocabulary = {token: index for index, token in enumerate(model.spec.vocabulary)}
-    bos = vocabulary.pop(model.spec.bos)
-    other = len(model.spec.vocabulary) - 1
-    del vocabulary[model.spec.vocabulary[other]]
-    ids, lengths = encode(batch, vocabulary, allow_unknown=allow_unknown)
-    ids = np.where(ids < 0, other, ids)
-    tokens = np.concatenate([np.full((len(batch), 1), bos, dtype=ids.dtype), ids], axis=1)
+    tokens, lengths = token_ids(model.spec.vocabulary, model.spec.bos, batch, allow_unknown=allow_unknown)
     steps = np.minimum(np.arange(tokens.shape[1], dtype=np.int64)[None, :], lengths[:, None])
     positions = offsets[:, None] + steps  # padding repeats the last real position
     device = model.W_E.device
     return (torch.as_tensor(tokens, dtype=torch.long, device=device),
             torch.as_tensor(positions, device=device), lengths)
+
+
+def token_ids(vocabulary: Sequence[str], bos: str, batch: Sequence[Sequence[str]], *,
+              allow_unknown: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Ids of a compiled model's tokens, (batch, n+1) with the BOS column first and shorter inputs
+    padded at the end; a token outside the program's alphabet takes the last id (the model's
+    "other" token) when ``allow_unknown``. And the lengths."""
+    known = {token: index for index, token in enumerate(vocabulary)}
+    bos_id = known.pop(bos)
+    other = len(vocabulary) - 1
+    del known[vocabulary[other]]
+    ids, lengths = encode(batch, known, allow_unknown=allow_unknown)
+    ids = np.where(ids < 0, other, ids)
+    return np.concatenate([np.full((len(batch), 1), bos_id, dtype=ids.dtype), ids], axis=1), lengths
+
+
+def as_result(outputs: np.ndarray, batch: Sequence[tuple[str, ...]], lengths: np.ndarray, offsets: np.ndarray,
+              output_kind: str, names: Sequence[str]) -> RunResult:
+    """A :class:`crasp.RunResult` from a model's Boolean outputs (batch, n, outputs), BOS column
+    dropped: the accept output at each input's last position, or each next(t) everywhere."""
+    accept = accept_values = next_values = None
+    if output_kind == "accept":
+        accept_values = outputs[:, :, 0]
+        accept = (accept_values[np.arange(len(batch)), np.maximum(lengths - 1, 0)] if len(batch)
+                  else np.zeros(0, dtype=bool))
+    else:
+        next_values = {name: outputs[:, :, k] for k, name in enumerate(names)}
+    return RunResult(tokens=tuple(batch), lengths=lengths, offsets=offsets, accept=accept, next=next_values,
+                     values=None, accept_values=accept_values)
 
 
 def run(
@@ -60,10 +83,7 @@ def run(
     Inputs longer than the length the model was compiled for are refused unless
     ``check_length`` is False (then exactness is not guaranteed by the compiler's analysis).
     """
-    batch = [as_tokens(item) for item in inputs]
-    for index, seq in enumerate(batch):
-        if not seq:
-            raise InputError(f"input {index + 1} is empty: a program reads its output at the last position")
+    batch = as_batch(inputs)
     offsets = np.broadcast_to(np.asarray(offset, dtype=np.int64), (len(batch),)).copy()
     longest = max((len(seq) for seq in batch), default=0)
     if check_length and longest > model.spec.max_length:
@@ -74,15 +94,4 @@ def run(
     tokens, positions, lengths = prepare(model, batch, offsets, allow_unknown=allow_unknown)
     with torch.no_grad():
         outputs = model.outputs(model(tokens, positions))[:, 1:, :].cpu().numpy()
-    rows = np.arange(len(batch))
-    last = np.maximum(lengths - 1, 0)
-    accept = accept_values = next_values = None
-    if model.spec.output_kind == "accept":
-        accept_values = outputs[:, :, 0]
-        accept = accept_values[rows, last] if len(batch) else np.zeros(0, dtype=bool)
-    else:
-        next_values = {name: outputs[:, :, k] for k, name in enumerate(model.spec.outputs)}
-    return RunResult(
-        tokens=tuple(batch), lengths=lengths, offsets=offsets, accept=accept, next=next_values,
-        values=None, accept_values=accept_values,
-    )
+    return as_result(outputs, batch, lengths, offsets, model.spec.output_kind, model.spec.outputs)

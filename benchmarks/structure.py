@@ -1,7 +1,8 @@
 """The shape of the code: imports against the layers, import cycles, and dispatch on name strings.
 
-The layers, lowest first: ``crasp`` (the language) -> ``limit_transformer`` and ``tasks`` (built on
-it, independent of each other) -> ``validation`` (training, the demo). A module may import its own
+The layers, lowest first: ``crasp`` (the language) -> ``limit_transformer`` (the compiler) ->
+``tasks`` (the suite and the prediction, which reads compiled depths) -> ``validation`` (training,
+the demo). A module may import its own
 package and the layers below; an *upward* import (or a module-name string of a higher package,
 as in ``import_module("tasks.cli")``) makes a lower package depend on a higher one. Every import
 counts, including those inside functions.
@@ -23,7 +24,7 @@ from pathlib import Path
 import networkx as nx
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYER = {"crasp": 0, "limit_transformer": 1, "tasks": 1, "validation": 2}
+LAYER = {"crasp": 0, "limit_transformer": 1, "tasks": 2, "validation": 3}
 DISPATCH = re.compile(
     r"""\btask\.name\s*(==|!=|\bin\s*[(\[{]|\.startswith\(|\.endswith\()"""
     r"""|\b(positions|variant|scheme)\s*(==|!=)\s*["']"""

@@ -30,6 +30,8 @@ uniform head.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from crasp import ast
 from crasp.checker import CheckedProgram, check
 
@@ -49,7 +51,7 @@ __all__ = [
     "Read", "Unit", "Mlp", "Operation", "Lowered", "Bool", "Linear", "Value", "lower",
     "eliminate_dead_slots", "EMBEDDING", "dependency_graph", "Schedule", "allocate_layers",
     "DENSE_LIMIT", "SparseArray", "Weights", "emit_weights", "to_tensor", "assemble",
-    "Size", "model_size", "check_size",
+    "Size", "model_size", "check_size", "Depth", "model_depth",
 ]
 
 
@@ -66,3 +68,30 @@ def compile_program(program: ast.Program | CheckedProgram,
     lowered = eliminate_dead_slots(lower(checked, config))
     schedule = allocate_layers(lowered, dependency_graph(lowered))
     return assemble(emit_weights(lowered, schedule, config), config.device)
+
+
+@dataclass(frozen=True)
+class Depth:
+    """The layers of a compiled model: every layer has an MLP sublayer; ``attention_layers`` of them
+    have heads (the others only chain MLPs, e.g. a conjunction of comparisons computed one layer
+    after the comparisons)."""
+
+    layers: int
+    attention_layers: int
+
+
+def model_depth(program: ast.Program | CheckedProgram, config: CompileConfig | None = None) -> Depth:
+    """The depth :func:`compile_program` gives ``program``, found by the passes that place the
+    operations into layers, without emitting weights (same refusals as the compiler).
+
+    >>> from crasp import parse
+    >>> model_depth(parse('S = #"a" > 0\\nA = #(S && "b") > 1'))
+    Depth(layers=3, attention_layers=2)
+    """
+    config = config or CompileConfig()
+    checked = program if isinstance(program, CheckedProgram) else check(program)
+    check_size(checked, config)
+    lowered = eliminate_dead_slots(lower(checked, config))
+    schedule = allocate_layers(lowered, dependency_graph(lowered))
+    attention = {schedule.layer[k] for k, op in enumerate(lowered.operations) if isinstance(op, Read)}
+    return Depth(schedule.n_layers, len(attention))

@@ -72,6 +72,20 @@ def paper_labels(task: str) -> tuple[bool, bool] | None:
     return None
 
 
+DEPTH = "yang2025_depth.csv"
+
+
+def depth_hierarchy() -> dict[tuple[str, int], float]:
+    """Yang, Cadilhac & Chiang's accuracy (percent) of NoPE transformers on L_k by depth:
+    {(language, depth): accuracy}, for the rows of their Figure 2 that could be read.
+
+    >>> depth_hierarchy()[("L4", 1)], depth_hierarchy()[("L5", 2)]
+    (21.7, 50.64)
+    """
+    return {(row["language"], int(key[len("depth"):])): float(value)
+            for row in read(DEPTH) for key, value in row.items() if key.startswith("depth")}
+
+
 FORMAL = "huang2025_formal_languages.csv"
 
 

@@ -118,6 +118,17 @@ class Dfa:
         """Whether x can still be completed to a word."""
         return bool(self.next_sets(x)[-1])
 
+    def minimal(self):
+        """The canonical minimal complete automaton of the language (a :class:`tasks.regular.Dfa`):
+        the language whose membership is the ``<eos>`` target.
+
+        >>> bounded_dyck(1, "a", "b").minimal().accepts("abab")
+        True
+        """
+        from .regular.dfa import from_table as complete
+
+        return complete(self.symbols, self.start, self.accepting, self.delta)
+
     def random_prefix(self, length: int, rng: np.random.Generator) -> tuple[str, ...]:
         """A completable string of ``length``: each symbol uniform among the legal ones."""
         state = self.start

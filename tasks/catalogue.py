@@ -102,9 +102,10 @@ def _load_builtin() -> None:
     global _LOADED
     if not _LOADED:
         _LOADED = True
-        from . import algorithmic, arithmetic, languages
+        from . import algorithmic, arithmetic, depth_languages, languages
 
-        for builtin in [*algorithmic.builtin_tasks(), *languages.builtin_tasks(), *arithmetic.builtin_tasks()]:
+        for builtin in [*algorithmic.builtin_tasks(), *languages.builtin_tasks(), *arithmetic.builtin_tasks(),
+                        *depth_languages.builtin_tasks()]:
             register(builtin)
         for entry in entry_points(group="crasp.tasks"):
             # A plug-in's entry point names a Task, a list of Tasks, or a function returning them.

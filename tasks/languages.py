@@ -328,6 +328,7 @@ def _task(language: Language) -> Task:
         sample_window=language.window,
         dataset=Dataset(*language.sizes, unique=language.unique, epochs=language.epochs),
         aliases=(language.paper_name,),
+        automaton=dfa.minimal(),
     )
 
 

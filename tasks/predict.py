@@ -31,6 +31,8 @@ from typing import Callable, Iterable
 from crasp.ast import Program
 
 from . import evidence
+from . import layers as layer_bounds
+from . import training_length as length_bounds
 from .communication import Analysis
 from .evidence import programs as program_evidence
 from .evidence.context import Context
@@ -75,6 +77,10 @@ class Prediction:
     communication: Analysis | None = field(default=None, repr=False)
     rejected: tuple[str, ...] = ()
     budget: Budget = DEFAULT
+    layers: layer_bounds.Layers | None = field(default=None, repr=False)
+    """How many layers a transformer needs: bounds per scheme (:mod:`tasks.layers`)."""
+    training_length: length_bounds.TrainingLength | None = field(default=None, repr=False)
+    """How long the training inputs must be for idealized learners (:mod:`tasks.training_length`)."""
 
     @property
     def ape(self) -> ClassVerdict:
@@ -101,6 +107,10 @@ class Prediction:
                **{scheme: verdict.to_json() for scheme, verdict in self.schemes.items()},
                "paper_labels": {"ape": self.labels.ape, "nope": self.labels.nope}, "agrees_with_paper": self.agrees,
                "rejected_programs": list(self.rejected), "budget": dataclasses.asdict(self.budget)}
+        if self.layers is not None:
+            out["layers"] = self.layers.to_json()
+        if self.training_length is not None:
+            out["training_length"] = self.training_length.to_json()
         if self.communication is not None:
             analysis = self.communication
             out["communication"] = {
@@ -186,7 +196,9 @@ def predict(task: Task, *, schemes: Iterable[str] | None = None, programs: Itera
     communication = context.stored(("communication", budget))
     given = [c for c in program_evidence.verified(task, budget, context) if c.origin.startswith("given program")]
     rejected = tuple(c.rejection() for c in given if not c.ok)
-    return Prediction(task.name, task.family, verdicts, task.labels, communication, rejected, budget)
+    depth = layer_bounds.layers(task, wanted, budget, context)
+    length = length_bounds.training_length(task, budget, context, layer_bounds.shallowest_program(task, budget, context))
+    return Prediction(task.name, task.family, verdicts, task.labels, communication, rejected, budget, depth, length)
 
 
 def _synthesize_where_open(task: Task, found: dict[str, list[Finding]], budget: Budget, context: Context) -> None:
@@ -240,6 +252,12 @@ def explain(prediction: Prediction) -> str:
                      f"the prediction {agree}")
     if prediction.communication is not None and prediction.communication.table:
         lines.append("\n" + prediction.communication.summary())
+    if prediction.layers is not None:
+        lines.append("\nlayers (at most: the compiled program; at least: a published lower bound):")
+        lines += [f"  {line}" for line in prediction.layers.lines()]
+    if prediction.training_length is not None:
+        lines.append("\ntraining length (idealized learners that see every input up to length N):")
+        lines += [f"  - {line}" for line in prediction.training_length.lines()]
     lines.append(f"\nbudget: {prediction.budget.describe()} (--budget to change)")
     return "\n".join(lines)
 

@@ -116,7 +116,8 @@ class Task:
     weighs like any other evidence; ``modulus`` is the modulus of a modular-arithmetic answer;
     ``split``, where set, is how the communication checker cuts an input between Alice and Bob
     (default: the first N symbols and the next N); ``automaton``, where set, is the exact minimal
-    automaton (a :class:`tasks.regular.Dfa`) of an accept task that is a regular language;
+    automaton (a :class:`tasks.regular.Dfa`) of an accept task that is a regular language, or of
+    the language whose membership is a next-character-set task's ``<eos>`` target;
     ``end``, where set, is a token appended after the input of an accept task, at which the
     verdict is read (regular-expression tasks append ``<eos>``: the end-of-sequence convention of
     the algebraic theory); ``fixed_width``, where set, pads every operand to that many digits, so that every sequence has

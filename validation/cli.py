@@ -84,12 +84,44 @@ def _sweep_elsewhere(args, pairs: list[tuple[str, str]], err) -> set[tuple[str, 
     return {(f.job.task, f.job.variant) for f in tally.failed}
 
 
+def _experiment(args, out, err) -> int:
+    """``crasp validate --experiment depth|training-length``: train its runs, write its report."""
+    from .config import ValidationError
+    from .depth import EXPERIMENTS, run
+    from .store import Store
+
+    if args.experiment not in EXPERIMENTS:
+        raise ValidationError(f"experiment {args.experiment!r}: expected one of {', '.join(EXPERIMENTS)}")
+    if args.tasks or args.family or args.variant or args.grid or args.executor != "sequential":
+        raise ValidationError("--experiment brings its own tasks, models and variant: give none of TASK, --family, "
+                              "--variant, --grid or --executor with it")
+    use_tensor_cores(args.device)
+    bars: list[_Bar] = []
+
+    def progress(label: str) -> _Bar:
+        bars.append(_Bar(label, err))
+        return bars[-1]
+
+    try:
+        outcome = run(args.experiment, store=Store(args.store), out=args.report or f"{args.experiment}-report",
+                      device=args.device, seeds=args.seeds, progress=progress)
+    finally:
+        for bar in bars:
+            bar.close()
+    for result in outcome.results:
+        _print_runs(result, out)
+    print(f"report: {outcome.report}", file=out)
+    return 0
+
+
 def cmd_validate(args, out, err) -> int:
     from . import protocol, report
     from .config import Variant
     from .store import Store
     from .sweep import search, validate
 
+    if args.experiment:
+        return _experiment(args, out, err)
     chosen = protocol.preset(args.preset)
     variants = [Variant.parse(v).name for v in (args.variant or ["ape"])]
     use_tensor_cores(args.device)
@@ -218,7 +250,12 @@ def add_commands(commands) -> None:
     validate_p.add_argument("--store", default=DEFAULT_STORE, help=f"run store folder (default {DEFAULT_STORE})")
     validate_p.add_argument("--grid", action="store_true",
                             help="search the paper's grid of configurations first (seed 0 each)")
-    validate_p.add_argument("--report", metavar="DIR", help="also write the report for these tasks to DIR")
+    validate_p.add_argument("--report", metavar="DIR", help="also write the report for these tasks to DIR (with "
+                            "--experiment: the experiment's report, default EXPERIMENT-report)")
+    validate_p.add_argument("--experiment", metavar="NAME",
+                            help="run an experiment instead of TASKs: depth (Yang, Cadilhac & Chiang's L_3-L_6 at 1-4 "
+                                 "layers, NoPE) or training-length (a regular and a counting task trained on inputs "
+                                 "of at most 4, 8, 16, 32 symbols); see docs/depth-and-length.md")
     _executor_flags(validate_p)
     validate_p.set_defaults(handler=cmd_validate)
 

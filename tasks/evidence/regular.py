@@ -154,6 +154,23 @@ def automata(task: Task, budget: Budget, context: Context) -> Automata | str:
     return context.once(("automata", budget), compute)
 
 
+def language_of(task: Task, budget: Budget, context: Context):
+    """(dfa, exact): the one language of an accept task (the words it accepts) or of a
+    next-character-set task with an automaton (the words at which ``<eos>`` is legal); ``exact``
+    when the task carries the automaton, False when it was learned. A string says why there is none."""
+    if task.automaton is not None and task.format in (Format.ACCEPT, Format.NEXT_SET):
+        return task.automaton, True
+    if task.format is not Format.ACCEPT:
+        return "the task is neither an accept task nor a next-character-set task with an automaton"
+    found = automata(task, budget, context)
+    if isinstance(found, str):
+        return f"no automaton of the task: {found}"
+    (_, dfas), = found.languages
+    if len(set(dfas)) > 1:
+        return "the automaton depends on how words shorter than the task's inputs are read"
+    return dfas[0], False
+
+
 def _decide(found: Automata):
     """Per language the decision (all fills of the shortest words must agree); None if they differ."""
     from ..regular import decide_nope, decide_nope_last_position

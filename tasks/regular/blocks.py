@@ -1,0 +1,109 @@
+"""Is a regular language one of Yang, Cadilhac & Chiang's L_k on two of its symbols?
+
+L_k is the set of words with exactly k non-empty alternating blocks, the first of a's
+(:mod:`tasks.depth_languages`). Their depth hierarchy bounds the depth of any C-RASP program that
+*recognizes* L_k (the verdict at the last position of every word over {a, b}) or that solves its
+*prediction* problem (at every prefix of a word of L_k, whether that prefix is in L_k). A program
+for a language L over more symbols, restricted to inputs over two symbols x, y, is a program of the
+same depth for L restricted to {x, y}*; so the bounds carry over to L when
+
+* recognition: L ∩ {x, y}* is L_k with x, y renamed a, b (:func:`recognizes`);
+* prediction: L ∩ Pref(L_k) is L_k, renamed likewise, where Pref(L_k) is the set of prefixes of
+  words of L_k (:func:`predicts`): on every such prefix, membership in L is membership in L_k.
+
+Both are exact questions about minimal automata.
+
+>>> from tasks.regular.dfa import from_regex
+>>> recognizes(from_regex("a+b+a+", "ab"))
+(3, 'a', 'b')
+>>> predicts(from_regex("(a|b)*a", "ab")), predicts(from_regex("b*a+b+a+", "ab"))
+((2, 'b', 'a'), (4, 'b', 'a'))
+"""
+
+from __future__ import annotations
+
+from .dfa import Dfa, from_table, minimize
+
+LETTERS = ("a", "b")
+
+
+def block_letter(m: int) -> str:
+    return LETTERS[(m - 1) % 2]
+
+
+def alternation(k: int) -> Dfa:
+    """The minimal DFA of L_k over (a, b): k + 2 states (start, one per block, dead).
+
+    >>> alternation(3).accepts("aabba"), alternation(3).accepts("abab"), alternation(3).n_states
+    (True, False, 5)
+    """
+    table = {0: {"a": 1}}
+    for j in range(1, k + 1):
+        table[j] = {block_letter(j): j, **({block_letter(j + 1): j + 1} if j < k else {})}
+    return from_table(LETTERS, 0, {k}, table)
+
+
+def prefixes_of_alternation(k: int) -> Dfa:
+    """The minimal DFA of Pref(L_k): the empty word and words starting with a of at most k blocks."""
+    table = {0: {"a": 1}}
+    for j in range(1, k + 1):
+        table[j] = {block_letter(j): j, **({block_letter(j + 1): j + 1} if j < k else {})}
+    return from_table(LETTERS, 0, set(range(k + 1)), table)
+
+
+def restricted(dfa: Dfa, x: str, y: str) -> Dfa:
+    """The minimal DFA of L ∩ {x, y}*, with x renamed a and y renamed b."""
+    columns = (dfa.index[x], dfa.index[y])
+    return minimize(Dfa(LETTERS, dfa.start, dfa.accepting, tuple(tuple(row[c] for c in columns) for row in dfa.table)))
+
+
+def intersection(first: Dfa, second: Dfa) -> Dfa:
+    """The minimal DFA of the intersection of two languages over the same symbols."""
+    if first.symbols != second.symbols:
+        raise ValueError("the automata read different symbols")
+    pairs, number, rows = [(first.start, second.start)], {(first.start, second.start): 0}, []
+    for p, q in pairs:
+        row = []
+        for k in range(len(first.symbols)):
+            target = (first.table[p][k], second.table[q][k])
+            if target not in number:
+                number[target] = len(pairs)
+                pairs.append(target)
+            row.append(number[target])
+        rows.append(tuple(row))
+    accepting = {n for (p, q), n in number.items() if p in first.accepting and q in second.accepting}
+    return minimize(Dfa(first.symbols, 0, frozenset(accepting), tuple(rows)))
+
+
+def _pairs(dfa: Dfa):
+    return [(x, y) for x in dfa.symbols for y in dfa.symbols if x != y]
+
+
+def recognizes(dfa: Dfa) -> tuple[int, str, str] | None:
+    """(k, x, y) where L ∩ {x, y}* is L_k with x, y renamed a, b, for some k >= 1 (the first such
+    pair of symbols); None where there is none."""
+    for x, y in _pairs(dfa):
+        language = restricted(dfa, x, y)
+        k = language.n_states - 2
+        if k >= 1 and language == alternation(k):
+            return k, x, y
+    return None
+
+
+def predicts(dfa: Dfa) -> tuple[int, str, str] | None:
+    """(k, x, y) with the largest k where L ∩ Pref(L_k) is L_k after renaming x, y to a, b; None
+    where there is none. (k is at most the number of states: the alternating words of 1 to k
+    blocks must reach k different states.)"""
+    best = None
+    for x, y in _pairs(dfa):
+        language = restricted(dfa, x, y)
+        for k in range(dfa.n_states, 0, -1):
+            if best is not None and k <= best[0]:
+                break
+            if intersection(language, prefixes_of_alternation(k)) == alternation(k):
+                best = (k, x, y)
+                break
+    return best
+
+
+__all__ = ["alternation", "prefixes_of_alternation", "restricted", "intersection", "recognizes", "predicts"]

@@ -1,0 +1,242 @@
+"""How long must the training inputs be? What published theory says, with the learner it assumes.
+
+All the results here are about *idealized* learners, which see every input up to length N with
+its label and return the simplest hypothesis consistent with all of them; the question is the
+least N from which that hypothesis is the task itself. Real training samples inputs and runs
+gradient descent, so these lengths say what the data must contain at least in principle, not what
+a transformer will need (docs/depth-and-length.md compares them with training runs).
+
+* **Finite automata** (Chen, Ma & Li, ICML 2025, arXiv 2506.03085, abstract: the length complexity
+  of DFAs is 2n - 2). Learner: it returns a complete DFA with the fewest states that agrees with the
+  task on every word of length at most N. If the task's minimal complete DFA has n states, N = 2n - 2
+  suffices: a DFA of at most n states accepting another language differs from it on a word of length
+  at most 2n - 2 (Moore 1956: automata of m and n states that differ, differ on a word of length at
+  most m + n - 2). Where the automata of at most n states can be enumerated within a budget,
+  :func:`idealized_length` finds the exact least N for the task (often below 2n - 2). It applies to
+  accept tasks and next-character-set tasks with an automaton whose inputs are all words (their
+  labels then contain the membership of every word up to N); on an automaton learned from the
+  reference it is extrapolated.
+* **C-RASP** (Yang, Bergsträßer, Zetzsche, Chiang & Lin, arXiv 2603.02238, abstract): no computable
+  length-generalization bound exists for C-RASP already with two layers. Learner: the idealized
+  program learner of the Limit Transformer framework. Where the task's shallowest plain program
+  has count depth two or more, we say that no tool can compute such a length for every program of
+  that class; it does not say this task needs long inputs (a shallower program may exist).
+* For one-layer C-RASP, Chen et al. prove a bound of order T^2 in the program's precision T; its
+  constant and the precise class are not in what we could read, so no number is given.
+
+Izzo, Nichani & Lee (arXiv 2510.27015) bound training lengths for Limit Transformers in terms of
+weight norms, precision, period and locality with unstated constants; no number is computed from it.
+
+>>> from tasks.regular.dfa import from_regex
+>>> dfa_bound(from_regex("a*b*", "ab")), idealized_length(from_regex("a*b*", "ab"))
+(4, 3)
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from .evidence.context import Context
+from .findings import Budget, Strength
+from .regular.dfa import Dfa
+from .types import Format, Task
+
+CHEN_MA_LI = ("Chen, Ma & Li, Non-Asymptotic Length Generalization, ICML 2025 (arXiv 2506.03085), abstract: the "
+              "length complexity of DFAs is 2n - 2; Moore 1956 for the distinguishing word")
+YANG_BOUNDS = ("Yang, Bergsträßer, Zetzsche, Chiang & Lin, Length Generalization Bounds for Transformers "
+               "(arXiv 2603.02238), abstract: no computable length-generalization bound for C-RASP with two layers")
+CHEN_ONE_LAYER = "Chen, Ma & Li 2025 (arXiv 2506.03085), abstract: O(T^2) for one-layer C-RASP of precision T"
+DFA_LEARNER = ("a learner that returns a complete DFA with the fewest states agreeing with the task on every word "
+               "of length at most N")
+PROGRAM_LEARNER = ("the idealized learner that returns the simplest C-RASP program agreeing with the task on every "
+                   "input of length at most N")
+ENUMERATION_LIMIT = 300_000
+"""The most transition tables :func:`idealized_length` enumerates before it declines."""
+DOMAIN_CHECK = 2_000
+"""The most words (all words, shortest first) checked to lie in the task's domain."""
+
+
+def dfa_bound(dfa: Dfa) -> int:
+    """2n - 2 for a minimal complete DFA of n states: the DFA learner's training length suffices."""
+    return max(2 * dfa.n_states - 2, 0)
+
+
+def shortest_difference(first: Dfa, second: Dfa) -> int | None:
+    """The length of a shortest word on which two DFAs over the same symbols disagree (None: none).
+
+    >>> from tasks.regular.dfa import from_regex
+    >>> shortest_difference(from_regex("(ab)*", "ab"), from_regex("(ab)*|b", "ab"))
+    1
+    """
+    start = (first.start, second.start)
+    seen, frontier, depth = {start}, [start], 0
+    while frontier:
+        if any((p in first.accepting) != (q in second.accepting) for p, q in frontier):
+            return depth
+        following = []
+        for p, q in frontier:
+            for k in range(len(first.symbols)):
+                pair = (first.table[p][k], second.table[q][k])
+                if pair not in seen:
+                    seen.add(pair)
+                    following.append(pair)
+        frontier, depth = following, depth + 1
+    return None
+
+
+def tables_to_enumerate(dfa: Dfa) -> int:
+    """How many transition tables :func:`idealized_length` goes through: m^(m s) for m <= n."""
+    s = len(dfa.symbols)
+    return sum(m ** (m * s) for m in range(1, dfa.n_states + 1))
+
+
+def idealized_length(dfa: Dfa, limit: int = ENUMERATION_LIMIT) -> int | None:
+    """The least N from which the DFA learner returns ``dfa``'s language: the longest shortest
+    difference between it and any other language of a DFA with at most as many states (None when
+    that needs more than ``limit`` tables).
+
+    For each transition table on m <= n states (start 0) the product with ``dfa`` gives, for every
+    state q of the table, the shortest words reaching q together with an accepting or a rejecting
+    state of ``dfa``; q's acceptance can then be chosen to push the first disagreement as late as
+    possible while keeping one (accepting q disagrees first where ``dfa`` rejects, and vice versa).
+    """
+    if tables_to_enumerate(dfa) > limit:
+        return None
+    s, best = len(dfa.symbols), 0
+    accepting = [p in dfa.accepting for p in range(dfa.n_states)]
+    for m in range(1, dfa.n_states + 1):
+        for flat in itertools.product(range(m), repeat=m * s):
+            # first[q][a]: depth of the shortest word reaching (p, q) with accepting[p] == a
+            first = [[None, None] for _ in range(m)]
+            start = (dfa.start, 0)
+            seen, frontier, depth = {start}, [start], 0
+            while frontier:
+                following = []
+                for p, q in frontier:
+                    slot = first[q]
+                    if slot[accepting[p]] is None:
+                        slot[accepting[p]] = depth
+                    for k in range(s):
+                        pair = (dfa.table[p][k], flat[q * s + k])
+                        if pair not in seen:
+                            seen.add(pair)
+                            following.append(pair)
+                frontier, depth = following, depth + 1
+            best = max(best, _latest_disagreement(first))
+    return best
+
+
+def _latest_disagreement(first: list[list[int | None]]) -> int:
+    """Over the acceptance choices that make the table's language differ from the DFA's, the
+    latest first disagreement. Choosing q accepting disagrees first at ``first[q][False]``."""
+    reached = [slot for slot in first if slot != [None, None]]
+    inf = float("inf")
+    options = [(inf if a is None else a, inf if r is None else r) for r, a in reached]
+    later = [max(o) for o in options]
+    if min(later) < inf:
+        return int(min(later))
+    return int(max(min(o) for o in options))  # one state must take its earlier disagreement
+
+
+@dataclass(frozen=True)
+class LengthFinding:
+    """One statement about the training length: ``kind`` is "at_most" (a length that suffices),
+    "exact" (the least length, for the learner named), "no_computable_bound" or "note"."""
+
+    kind: str
+    length: int | None
+    claim: str
+    learner: str
+    strength: Strength | None
+    citation: str
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "length": self.length, "claim": self.claim, "learner": self.learner,
+                "strength": self.strength.value if self.strength else None, "citation": self.citation}
+
+
+@dataclass(frozen=True)
+class TrainingLength:
+    """The findings; ``at_most`` the least length shown to suffice, ``exact`` the least length where
+    it was computed (both for the DFA learner: None elsewhere)."""
+
+    findings: tuple[LengthFinding, ...]
+
+    @property
+    def at_most(self) -> int | None:
+        found = [f.length for f in self.findings if f.kind in ("at_most", "exact") and f.length is not None]
+        return min(found) if found else None
+
+    @property
+    def exact(self) -> int | None:
+        return next((f.length for f in self.findings if f.kind == "exact"), None)
+
+    def to_json(self) -> dict:
+        return {"at_most": self.at_most, "exact": self.exact, "findings": [f.to_json() for f in self.findings]}
+
+    def lines(self) -> list[str]:
+        return [f"[{f.kind}, {f.strength.value if f.strength else 'no claim'}] {f.claim} (learner: {f.learner}; "
+                f"{f.citation})" for f in self.findings]
+
+
+def _all_words_valid(task: Task) -> bool:
+    every = (w for n in itertools.count() for w in itertools.product(task.symbols, repeat=n))
+    return all(task.valid(w) for w in itertools.islice(every, DOMAIN_CHECK))
+
+
+def _automaton_findings(task: Task, budget: Budget, context: Context) -> list[LengthFinding]:
+    from .evidence import regular
+
+    language = regular.language_of(task, budget, context)
+    if isinstance(language, str):
+        return [LengthFinding("note", None, f"the finite-automaton bound does not apply: {language}", DFA_LEARNER,
+                              None, CHEN_MA_LI)]
+    dfa, exact = language
+    if task.format is Format.NEXT_SET and not _all_words_valid(task):
+        return [LengthFinding("note", None, "the finite-automaton bound assumes every word up to N is labelled; this "
+                              "task's inputs are only some words (e.g. prefixes of its language's words)",
+                              DFA_LEARNER, None, CHEN_MA_LI)]
+    strength = Strength.PROOF if exact else Strength.EXTRAPOLATED
+    source = "the task's own automaton" if exact else "an automaton learned from the reference"
+    n = dfa.n_states
+    found = [LengthFinding("at_most", dfa_bound(dfa), f"the minimal complete automaton has {n} states ({source}), so "
+                           f"inputs up to length 2n - 2 = {dfa_bound(dfa)} suffice", DFA_LEARNER, strength, CHEN_MA_LI)]
+    least = idealized_length(dfa, limit=ENUMERATION_LIMIT)
+    if least is not None:
+        found.append(LengthFinding("exact", least, f"every complete DFA of at most {n} states over "
+                                   f"{len(dfa.symbols)} symbols enumerated ({tables_to_enumerate(dfa):,} tables): "
+                                   f"the least length is {least}", DFA_LEARNER, strength,
+                                   "computed from the learner's definition"))
+    return found
+
+
+def _program_findings(task: Task, count_depth: int | None, plain: bool) -> list[LengthFinding]:
+    if count_depth is None:
+        return [LengthFinding("note", None, "no verified program, so no bound for a program learner",
+                              PROGRAM_LEARNER, None, YANG_BOUNDS)]
+    if not plain:
+        return [LengthFinding("note", None, "the shallowest verified program uses positional predicates; the "
+                              "published bounds we read are for C-RASP without them", PROGRAM_LEARNER, None,
+                              YANG_BOUNDS)]
+    if count_depth >= 2:
+        return [LengthFinding("no_computable_bound", None, f"the shallowest verified plain program has count depth "
+                              f"{count_depth}: for C-RASP with two or more layers no computable function of the "
+                              "program bounds the training length (a statement about the class; a shallower "
+                              "program for this task, if one exists, could have one)", PROGRAM_LEARNER,
+                              Strength.PROOF, YANG_BOUNDS)]
+    return [LengthFinding("note", None, f"the shallowest verified plain program has count depth {count_depth}: "
+                          "Chen et al.'s bound for one-layer C-RASP is of order T^2 in its precision T, with a "
+                          "constant we could not read, so no number is given", PROGRAM_LEARNER, None,
+                          CHEN_ONE_LAYER)]
+
+
+def training_length(task: Task, budget: Budget, context: Context, shallowest: tuple[int, bool] | None) -> TrainingLength:
+    """The findings for ``task``: ``shallowest`` is (count depth, plain) of the shallowest verified
+    program (None: none)."""
+    depth, plain = shallowest if shallowest is not None else (None, False)
+    return TrainingLength((*_automaton_findings(task, budget, context), *_program_findings(task, depth, plain)))
+
+
+__all__ = ["training_length", "TrainingLength", "LengthFinding", "dfa_bound", "idealized_length",
+           "shortest_difference", "tables_to_enumerate", "CHEN_MA_LI", "YANG_BOUNDS"]

@@ -1,0 +1,251 @@
+"""The reports of the depth and training-length experiments (:mod:`validation.depth`): a table
+and a plot each, with the prediction (:mod:`tasks.layers`, :mod:`tasks.training_length`) and the
+published numbers beside what the runs show.
+
+A run *generalizes* when its accuracy on the longest test bin reaches :data:`LEARNED` (the report's
+threshold everywhere else too); a published cell counts as learned at 90% likewise.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from tasks import anchors, registry
+from tasks.evidence.context import Context
+from tasks.findings import QUICK
+from tasks.layers import layers, shallowest_program
+from tasks.training_length import TrainingLength, training_length
+
+from .protocol import LEARNED
+from .report import pyplot
+from .sweep import Validation
+
+
+@dataclass(frozen=True)
+class Observed:
+    """Accuracy per bin over the seeds of one validation: mean, lowest and highest."""
+
+    seeds: int
+    mean: tuple[float, ...]
+    low: tuple[float, ...]
+    high: tuple[float, ...]
+
+    @classmethod
+    def of(cls, result: Validation) -> "Observed":
+        runs = [run.accuracy for run in result.counted]
+        if not runs:
+            return cls(0, (), (), ())
+        columns = list(zip(*runs))
+        return cls(len(runs), tuple(statistics.fmean(c) for c in columns), tuple(min(c) for c in columns),
+                   tuple(max(c) for c in columns))
+
+    @property
+    def longest(self) -> float | None:
+        return self.mean[-1] if self.mean else None
+
+
+@dataclass(frozen=True)
+class DepthRow:
+    """One cell: L_k at ``depth`` layers, observed, published (percent; None where unread) and
+    predicted: ``at_least`` the published lower bound, ``program_depth`` the count depth of the
+    verified program; ``expected`` "generalizes" (depth >= program_depth), "fails" (depth <
+    at_least) or "open"."""
+
+    k: int
+    depth: int
+    bins: tuple[tuple[int, int], ...]
+    observed: Observed
+    published: float | None
+    at_least: int | None
+    program_depth: int | None
+
+    @property
+    def expected(self) -> str:
+        if self.at_least is not None and self.depth < self.at_least:
+            return "fails"
+        if self.program_depth is not None and self.depth >= self.program_depth:
+            return "generalizes"
+        return "open"
+
+    @property
+    def outcome(self) -> str | None:
+        longest = self.observed.longest
+        return None if longest is None else ("generalizes" if longest >= LEARNED else "fails")
+
+    @property
+    def published_outcome(self) -> str | None:
+        return None if self.published is None else ("generalizes" if self.published >= 100 * LEARNED else "fails")
+
+    def agreement(self, other: str | None) -> str:
+        if other is None or self.outcome is None:
+            return "-"
+        return "agrees" if other == self.outcome else "DISAGREES"
+
+
+def depth_rows(cells: Sequence, results: Sequence[Validation]) -> list[DepthRow]:
+    published = anchors.depth_hierarchy()
+    bounds = {}
+    for k in sorted({cell.k for cell in cells}):
+        found = layers(registry.get(f"L{k}"), ("nope",), QUICK, Context(synthesis=False)).schemes["nope"]
+        bounds[k] = (found.at_least, found.count_depth)
+    return [DepthRow(cell.k, cell.depth, tuple(result.plan.task.bins), Observed.of(result),
+                     published.get((f"L{cell.k}", cell.depth)), *bounds[cell.k])
+            for cell, result in zip(cells, results)]
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def _bin(low_high) -> str:
+    return f"{low_high[0]}-{low_high[1]}"
+
+
+def depth_markdown(rows: Sequence[DepthRow], plot: str | None) -> str:
+    bins = rows[0].bins
+    lines = ["# Depth experiment: L_k by NoPE transformers of 1 to 4 layers", "",
+             "Accuracy in percent (a word counts when every position is right), mean over seeds with the lowest "
+             "and highest seed; *expected* comes from the layer bounds of `crasp predict` (fails: fewer layers "
+             "than the published lower bound; generalizes: at least the count depth of the verified program); a "
+             f"run generalizes when the mean on {_bin(bins[-1])} reaches {100 * LEARNED:.0f}%. Published: Yang, "
+             "Cadilhac & Chiang 2025, Figure 2 (rows L3 to L5 only; its length bin could not be read).", ""]
+    if plot:
+        lines += [f"![accuracy against depth]({plot})", ""]
+    header = ["L_k", "layers", "seeds", *(f"{_bin(b)}" for b in bins), "expected", "observed", "vs expected",
+              "published", "vs published"]
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in rows:
+        o = row.observed
+        cells = [f"{_percent(m)} ({_percent(lo)}-{_percent(hi)})" for m, lo, hi in zip(o.mean, o.low, o.high)]
+        lines.append("| " + " | ".join([
+            f"L{row.k}", str(row.depth), str(o.seeds), *cells, row.expected, row.outcome or "-",
+            row.agreement(None if row.expected == "open" else row.expected),
+            "-" if row.published is None else f"{row.published:g}", row.agreement(row.published_outcome)]) + " |")
+    predicted = sorted({(r.k, r.at_least, r.program_depth) for r in rows})
+    lines += ["", "Predicted minimum depth (NoPE): " + "; ".join(
+        f"L{k}: at least {low}, at most {high} (count depth of the verified program)" for k, low, high in predicted)]
+    return "\n".join(lines) + "\n"
+
+
+def plot_depth(rows: Sequence[DepthRow], path: Path) -> Path:
+    """A heat map of the mean accuracy on the longest bin, L_k by layers, with the predicted
+    minimum depth as a staircase and the published numbers where known."""
+    plt = pyplot()
+    ks = sorted({r.k for r in rows})
+    depths = sorted({r.depth for r in rows})
+    grid = [[next((r.observed.longest for r in rows if r.k == k and r.depth == d), None) for d in depths] for k in ks]
+    figure, axes = plt.subplots(figsize=(1.2 * len(depths) + 2.2, 0.8 * len(ks) + 1.4))
+    image = axes.imshow([[float("nan") if v is None else v for v in line] for line in grid], vmin=0, vmax=1,
+                        cmap="viridis", aspect="auto")
+    for i, k in enumerate(ks):
+        for j, d in enumerate(depths):
+            row = next((r for r in rows if r.k == k and r.depth == d), None)
+            if row is None:
+                continue
+            text = _percent(row.observed.longest) + ("" if row.published is None else f"\npub {row.published:g}")
+            axes.text(j, i, text, ha="center", va="center", fontsize=7,
+                      color="black" if (row.observed.longest or 0) > 0.6 else "white")
+        low = next(r.at_least for r in rows if r.k == k)
+        if low is not None:
+            axes.plot([low - 1.5 - depths[0] + 1, low - 1.5 - depths[0] + 1], [i - 0.5, i + 0.5], color="red", lw=2)
+    axes.set_xticks(range(len(depths)), [str(d) for d in depths])
+    axes.set_yticks(range(len(ks)), [f"L{k}" for k in ks])
+    axes.set(xlabel="layers", ylabel="language",
+             title=f"NoPE accuracy on lengths {_bin(rows[0].bins[-1])}\nred: predicted minimum depth (left of it: cannot)")
+    axes.title.set_fontsize(9)
+    figure.colorbar(image, ax=axes, fraction=0.05)
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path
+
+
+def write_depth(cells: Sequence, results: Sequence[Validation], out: Path) -> Path:
+    rows = depth_rows(cells, results)
+    out.mkdir(parents=True, exist_ok=True)
+    plot = plot_depth(rows, out / "depth.png").name if any(r.observed.seeds for r in rows) else None
+    path = out / "depth.md"
+    path.write_text(depth_markdown(rows, plot), encoding="utf-8")
+    return path
+
+
+# ---------------------------------------------------------------- training length
+
+
+@dataclass(frozen=True)
+class LengthRow:
+    """One run of the training-length experiment: trained on inputs of at most ``longest``."""
+
+    task: str
+    longest: int
+    bins: tuple[tuple[int, int], ...]
+    observed: Observed
+
+
+def length_bounds(task_name: str) -> TrainingLength:
+    """The training-length findings of ``crasp predict`` for a task of the experiment."""
+    task = registry.get(task_name)
+    context = Context(synthesis=False)
+    return training_length(task, QUICK, context, shallowest_program(task, QUICK, context))
+
+
+def length_markdown(rows: Sequence[LengthRow], bounds: dict[str, TrainingLength], plot: str | None) -> str:
+    lines = ["# Training-length experiment", "",
+             "NoPE decoders (2 layers, 2 heads, width 64) trained on inputs of at most N symbols, tested on "
+             f"{_bin(rows[0].bins[-1])}; accuracy in percent, mean over seeds with the lowest and highest seed. "
+             "The bounds are those of `crasp predict` for idealized learners that see every input up to N.", ""]
+    if plot:
+        lines += [f"![accuracy against the longest training input]({plot})", ""]
+    lines += ["| task | N | seeds | training lengths | " + _bin(rows[0].bins[-1]) + " |", "|---|---|---|---|---|"]
+    for row in rows:
+        o = row.observed
+        shown = [f"{_percent(m)} ({_percent(lo)}-{_percent(hi)})" for m, lo, hi in zip(o.mean, o.low, o.high)]
+        lines.append(f"| {row.task} | {row.longest} | {o.seeds} | " + " | ".join(shown) + " |")
+    for task, found in bounds.items():
+        lines += ["", f"{task}:", *(f"- {line}" for line in found.lines())]
+    return "\n".join(lines) + "\n"
+
+
+def plot_length(rows: Sequence[LengthRow], bounds: dict[str, TrainingLength], path: Path) -> Path:
+    plt = pyplot()
+    tasks = list(dict.fromkeys(r.task for r in rows))
+    figure, panels = plt.subplots(1, len(tasks), figsize=(3.6 * len(tasks), 3.2), squeeze=False, sharey=True)
+    for axes, task in zip(panels[0], tasks):
+        chosen = [r for r in rows if r.task == task and r.observed.seeds]
+        xs = [r.longest for r in chosen]
+        axes.errorbar(xs, [r.observed.longest for r in chosen],
+                      yerr=[[r.observed.longest - r.observed.low[-1] for r in chosen],
+                            [r.observed.high[-1] - r.observed.longest for r in chosen]],
+                      marker="o", capsize=3, label=f"accuracy on {_bin(chosen[0].bins[-1])}" if chosen else None)
+        found = bounds[task]
+        for value, style, label in ((found.at_most, "--", "DFA learner: 2n - 2"), (found.exact, ":", "DFA learner: exact")):
+            if value is not None:
+                axes.axvline(max(value, 0.5), color="red", linestyle=style, label=f"{label} = {value}")
+        axes.set_xscale("log", base=2)
+        axes.set(title=task, xlabel="longest training input N", ylim=(-0.03, 1.03))
+        axes.title.set_fontsize(9)
+        axes.legend(fontsize=7, loc="lower right")
+    panels[0][0].set_ylabel("exact-match accuracy")
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path
+
+
+def write_length(runs: Sequence, results: Sequence[Validation], out: Path) -> Path:
+    rows = [LengthRow(run.task, run.longest, tuple(result.plan.task.bins), Observed.of(result))
+            for run, result in zip(runs, results)]
+    bounds = {task: length_bounds(task) for task in dict.fromkeys(r.task for r in rows)}
+    out.mkdir(parents=True, exist_ok=True)
+    plot = plot_length(rows, bounds, out / "training-length.png").name if any(r.observed.seeds for r in rows) else None
+    path = out / "training-length.md"
+    path.write_text(length_markdown(rows, bounds, plot), encoding="utf-8")
+    return path
+
+
+__all__ = ["write_depth", "write_length", "depth_rows", "DepthRow", "LengthRow", "Observed", "length_bounds"]

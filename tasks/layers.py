@@ -184,7 +184,10 @@ def _upper(task: Task, scheme: str, budget: Budget, context: Context) -> tuple[l
 
 
 def _domain_holds(task: Task, words) -> bool:
-    return all(task.valid(w) for w in words)
+    try:
+        return all(task.valid(w) for w in words)
+    except Exception:  # noqa: BLE001 - a user's domain test that fails on a word: not in the domain
+        return False
 
 
 def _renamed_words(x: str, y: str, k: int | None, longest: int):
@@ -216,7 +219,7 @@ def _lower(task: Task, scheme: str, budget: Budget, context: Context) -> list[La
         if _domain_holds(task, _renamed_words(x, y, None, DOMAIN_CHECK)):
             found.append(LayerFinding(
                 scheme, "at_least", k, f"on inputs over {{{x}, {y}}} the task is L_{k} ({source}), and no NoPE "
-                f"transformer of fewer than {k} layers recognizes L_{k} (L_{{j+1}} needs more than j layers)",
+                f"transformer of fixed precision (rounding outside attention) with fewer than {k} layers recognizes L_{k} (L_{{j+1}} needs more than j layers)",
                 strength, YANG_CADILHAC_CHIANG))
     predicted = blocks.predicts(dfa)
     if predicted and predicted[0] >= 3:
@@ -224,8 +227,8 @@ def _lower(task: Task, scheme: str, budget: Budget, context: Context) -> list[La
         if _domain_holds(task, _renamed_words(x, y, k, DOMAIN_CHECK)):
             found.append(LayerFinding(
                 scheme, "at_least", k - 2, f"on every prefix of a word of L_{k} over {{{x}, {y}}} the task says "
-                f"whether the prefix is in L_{k} ({source}), and no NoPE transformer of fewer than {k - 2} layers "
-                f"solves L_{k}'s prediction problem (L_{{j+3}} needs more than j + 1 layers)",
+                f"whether the prefix is in L_{k} ({source}), and no NoPE transformer of fixed precision (rounding "
+                f"outside attention) with fewer than {k - 2} layers solves L_{k}'s prediction problem (L_{{j+3}} needs more than j + 1 layers)",
                 strength, YANG_CADILHAC_CHIANG))
     if not found:
         return [LayerFinding(scheme, "none", None, "no published lower bound applies: the task's language is none "

@@ -182,7 +182,10 @@ class TrainingLength:
 
 def _all_words_valid(task: Task) -> bool:
     every = (w for n in itertools.count() for w in itertools.product(task.symbols, repeat=n))
-    return all(task.valid(w) for w in itertools.islice(every, DOMAIN_CHECK))
+    try:
+        return all(task.valid(w) for w in itertools.islice(every, DOMAIN_CHECK))
+    except Exception:  # noqa: BLE001 - a user's domain test that fails on a word: not in the domain
+        return False
 
 
 def _automaton_findings(task: Task, budget: Budget, context: Context) -> list[LengthFinding]:

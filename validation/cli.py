@@ -98,7 +98,9 @@ def _experiment(args, out, err) -> int:
     use_tensor_cores(args.device)
     bars: list[_Bar] = []
 
-    def progress(label: str) -> _Bar:
+    def progress(label: str) -> _Bar:  # one run at a time: the last run's bar is done
+        for bar in bars:
+            bar.close()
         bars.append(_Bar(label, err))
         return bars[-1]
 
@@ -255,7 +257,7 @@ def add_commands(commands) -> None:
     validate_p.add_argument("--experiment", metavar="NAME",
                             help="run an experiment instead of TASKs: depth (Yang, Cadilhac & Chiang's L_3-L_6 at 1-4 "
                                  "layers, NoPE) or training-length (a regular and a counting task trained on inputs "
-                                 "of at most 4, 8, 16, 32 symbols); see docs/depth-and-length.md")
+                                 "of at most 2, 4, 8, 16, 32 symbols); see docs/depth-and-length.md")
     _executor_flags(validate_p)
     validate_p.set_defaults(handler=cmd_validate)
 

@@ -163,6 +163,28 @@ def _new_tasks(say) -> None:
     say("  " + (search.text or "nothing found").rstrip().replace("\n", "\n  "))
 
 
+def _depth_and_length(say) -> None:
+    """The layer and training-length bounds of two tasks (docs/depth-and-length.md)."""
+    try:
+        import tasks
+        from tasks.predict import predict
+    except ImportError:  # pragma: no cover - crasp installed without the task suite
+        say("(the tasks package is not installed)")
+        return
+    for name in ("L5", "re:abc:c*a+b+a+c*", "re:ab:a*b*"):
+        prediction = predict(tasks.get(name), schemes=["nope"], quick=True, synthesis=False)
+        nope, length = prediction.layers.schemes["nope"], prediction.training_length
+        say(f"{name}: NoPE layers at most {nope.at_most} ({nope.attention_layers} with attention, count depth "
+            f"{nope.count_depth}), at least {nope.at_least if nope.at_least is not None else 'unknown'}")
+        moore = next((f.length for f in length.findings if f.kind == "at_most"), None)
+        bound = ("no training length for a DFA learner" if moore is None else
+                 f"the DFA learner needs inputs up to length {length.exact} (2n - 2 = {moore})"
+                 if length.exact is not None else f"the DFA learner needs inputs up to length at most {moore}")
+        no_bound = any(f.kind == "no_computable_bound" for f in length.findings)
+        say(f"  {bound}; {'no computable bound for its C-RASP class' if no_bound else 'C-RASP: see predict'}")
+    say("`crasp predict TASK` gives each bound's citation; `crasp validate --experiment depth` trains the test")
+
+
 def _validate_tasks(say, out_dir: Path) -> None:
     try:
         from validation import protocol, report
@@ -237,7 +259,10 @@ def demo(out_dir: Path, out: TextIO) -> None:
     say("\n== 7. New tasks: a Python function, regular expressions, a program found by search ==")
     _new_tasks(say)
 
-    say("\n== 8. Speed: Dyck-1 on one input of 10^6 tokens ==")
+    say("\n== 8. How deep and how long: layers and training length, from published theory ==")
+    _depth_and_length(say)
+
+    say("\n== 9. Speed: Dyck-1 on one input of 10^6 tokens ==")
     big = list(rng.choice(["(", ")"], size=1_000_000))
     start = time.perf_counter()
     verdict = run(dyck, [big]).accept[0]
@@ -245,6 +270,6 @@ def demo(out_dir: Path, out: TextIO) -> None:
     say(f"{'accept' if verdict else 'reject'} in {elapsed:.3f} s "
         f"({1e6 * len(dyck.definitions) / elapsed / 1e6:.0f} M position-definitions/s)")
 
-    say("\n== 9. Training real transformers (cpu preset): accuracy per length bin vs the prediction ==")
+    say("\n== 10. Training real transformers (cpu preset): accuracy per length bin vs the prediction ==")
     say("accuracy = exact match, teacher-forced, per length bin (the first is the training range)")
     _validate_tasks(say, out_dir)

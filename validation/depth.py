@@ -6,7 +6,7 @@ puts the accuracy on lengths beyond training beside the published numbers and th
 minimum depth (:mod:`tasks.layers`).
 
 ``training-length``: one regular task (``re:ab:a*b*``, a three-state automaton) and one counting task
-(``bin_majority``) trained on inputs of at most N = 4, 8, 16, 32 symbols and tested on 51 to 100;
+(``bin_majority``) trained on inputs of at most N = 2, 4, 8, 16, 32 symbols and tested on 51 to 100;
 the report plots accuracy against N beside the training-length bound of :mod:`tasks.training_length`.
 
 Every run goes through :func:`validation.sweep.validate` (stored, resumable); a seed counts whatever
@@ -14,8 +14,8 @@ it learned, since a model too shallow to learn the training lengths is a result 
 
 >>> [(cell.k, cell.depth) for cell in depth_cells()][:3]
 [(3, 1), (3, 2), (3, 3)]
->>> [run.longest for run in length_runs()][:4]
-[4, 8, 16, 32]
+>>> [run.longest for run in length_runs()][:5]
+[2, 4, 8, 16, 32]
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ first of their settings that is exact on the training bin; we take batches of 32
 for at most 2,000 steps, stopping once the training bin is exact."""
 
 LENGTH_TASKS = ("re:ab:a*b*", "bin_majority")
-LONGEST = (4, 8, 16, 32)
+LONGEST = (2, 4, 8, 16, 32)
 LONG_BIN = (51, 100)
 LENGTH_MODEL = ModelConfig(2, 2, 64)
 LENGTH_TRAIN = TrainConfig(lr=1e-3, steps=2_000, batch_size=32, warmup=100, eval_every=500, test_size=200)

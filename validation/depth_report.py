@@ -222,7 +222,8 @@ def plot_length(rows: Sequence[LengthRow], bounds: dict[str, TrainingLength], pa
                             [r.observed.high[-1] - r.observed.longest for r in chosen]],
                       marker="o", capsize=3, label=f"accuracy on {_bin(chosen[0].bins[-1])}" if chosen else None)
         found = bounds[task]
-        for value, style, label in ((found.at_most, "--", "DFA learner: 2n - 2"), (found.exact, ":", "DFA learner: exact")):
+        moore = next((f.length for f in found.findings if f.kind == "at_most"), None)
+        for value, style, label in ((moore, "--", "DFA learner: 2n - 2"), (found.exact, ":", "DFA learner: exact")):
             if value is not None:
                 axes.axvline(max(value, 0.5), color="red", linestyle=style, label=f"{label} = {value}")
         axes.set_xscale("log", base=2)

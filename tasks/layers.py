@@ -7,7 +7,9 @@ heads are counted apart, since a conjunction of comparisons takes an MLP-only la
 depth*, the nesting of counting operators, is also given: a transformer whose feed-forward blocks
 may compute any function of their input needs no more layers than that (Yang, Cadilhac & Chiang
 2025 show such fixed-precision transformers and C-RASP equivalent, depth for depth). NoPE counts
-plain programs only. The bound is as strong as the program's verification.
+plain programs only. The bound is as strong as the program's verification, and as good as the
+shallowest program found (:func:`search_shallower` asks synthesis where the only one was built from
+an automaton).
 
 **At least**: a published lower bound, with its citation, or none. The one known to us is Yang,
 Cadilhac & Chiang's depth hierarchy for transformers without positional encodings (NoPE; plain
@@ -137,9 +139,10 @@ class Layers:
 
 def _passed_programs(task: Task, scheme: str, budget: Budget, context: Context) -> list[program_evidence.Checked]:
     found = [c for c in program_evidence.verified(task, budget, context) if c.ok]
-    synthesized = context.stored(("synthesis", scheme)) or context.stored(("synthesis", "ape"))
-    if synthesized and synthesized[0] is not None and synthesized[0].ok:
-        found.append(synthesized[0])
+    for searched in ("ape", "nope"):  # a program synthesized for either scheme (a plain one serves both)
+        synthesized = context.stored(("synthesis", searched))
+        if synthesized and synthesized[0] is not None and synthesized[0].ok and synthesized[0] not in found:
+            found.append(synthesized[0])
     plain_only = scheme_named(scheme).plain_only
     return [c for c in found if c.plain or not plain_only]
 
@@ -180,6 +183,20 @@ def _upper(task: Task, scheme: str, budget: Budget, context: Context) -> tuple[l
     return findings, (layers, attention, count_depth, shallowest)
 
 
+def search_shallower(task: Task, schemes, budget: Budget, context: Context) -> None:
+    """Where every verified program of a scheme was built from the task's automaton (one counting
+    step per state it passes, so deep by construction) and is at least two deep, ask synthesis for
+    one (it tries the smallest programs first); the bounds then take the shallower."""
+    if task.format is Format.ALIGNED or task.fixed_width is not None or budget.synthesis_seconds <= 0:
+        return
+    for scheme in [s for s in ("ape", "nope") if s in schemes]:
+        passed = _passed_programs(task, scheme, budget, context)
+        if passed and all(c.origin.startswith("program built") for c in passed) and \
+                min(c.checked.info.depth for c in passed) >= 2:
+            context.synthesis = True
+            program_evidence.synthesized(task, scheme, budget, context)
+
+
 # ---------------------------------------------------------------- lower bounds
 
 
@@ -209,7 +226,7 @@ def _lower(task: Task, scheme: str, budget: Budget, context: Context) -> list[La
     language = regular.language_of(task, budget, context)
     if isinstance(language, str):
         return [LayerFinding(scheme, "none", None, f"no published lower bound applies: {language}", None)]
-    dfa, exact = language
+    (dfa, *_), exact = language  # the reading that rejects words shorter than the inputs: L_k has none
     strength = Strength.PROOF if exact else Strength.EXTRAPOLATED
     source = "the task's own automaton" if exact else "an automaton learned from the reference"
     found = []
@@ -274,4 +291,4 @@ def layers(task: Task, schemes=("ape", "nope"), budget: Budget | None = None, co
     return Layers({scheme: scheme_layers(task, scheme, budget, context) for scheme in schemes})
 
 
-__all__ = ["layers", "shallowest_program", "Layers", "SchemeLayers", "LayerFinding", "YANG_CADILHAC_CHIANG"]
+__all__ = ["layers", "shallowest_program", "search_shallower", "Layers", "SchemeLayers", "LayerFinding", "YANG_CADILHAC_CHIANG"]

@@ -196,6 +196,8 @@ def predict(task: Task, *, schemes: Iterable[str] | None = None, programs: Itera
     communication = context.stored(("communication", budget))
     given = [c for c in program_evidence.verified(task, budget, context) if c.origin.startswith("given program")]
     rejected = tuple(c.rejection() for c in given if not c.ok)
+    if synthesis:
+        layer_bounds.search_shallower(task, wanted, budget, context)
     depth = layer_bounds.layers(task, wanted, budget, context)
     length = length_bounds.training_length(task, budget, context, layer_bounds.shallowest_program(task, budget, context))
     return Prediction(task.name, task.family, verdicts, task.labels, communication, rejected, budget, depth, length)

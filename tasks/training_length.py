@@ -195,17 +195,21 @@ def _automaton_findings(task: Task, budget: Budget, context: Context) -> list[Le
     if isinstance(language, str):
         return [LengthFinding("note", None, f"the finite-automaton bound does not apply: {language}", DFA_LEARNER,
                               None, CHEN_MA_LI)]
-    dfa, exact = language
+    dfas, exact = language
     if task.format is Format.NEXT_SET and not _all_words_valid(task):
         return [LengthFinding("note", None, "the finite-automaton bound assumes every word up to N is labelled; this "
                               "task's inputs are only some words (e.g. prefixes of its language's words)",
                               DFA_LEARNER, None, CHEN_MA_LI)]
     strength = Strength.PROOF if exact else Strength.EXTRAPOLATED
     source = "the task's own automaton" if exact else "an automaton learned from the reference"
+    dfa = max(dfas, key=lambda d: d.n_states)
     n = dfa.n_states
+    readings = ("" if len(set(dfas)) == 1 else "; the empty word is no input and may be read either way: n is the "
+                "larger of the two automata")
     found = [LengthFinding("at_most", dfa_bound(dfa), f"the minimal complete automaton has {n} states ({source}), so "
-                           f"inputs up to length 2n - 2 = {dfa_bound(dfa)} suffice", DFA_LEARNER, strength, CHEN_MA_LI)]
-    least = idealized_length(dfa, limit=ENUMERATION_LIMIT)
+                           f"inputs up to length 2n - 2 = {dfa_bound(dfa)} suffice{readings}", DFA_LEARNER, strength,
+                           CHEN_MA_LI)]
+    least = idealized_length(dfa, limit=ENUMERATION_LIMIT) if len(set(dfas)) == 1 else None
     if least is not None:
         found.append(LengthFinding("exact", least, f"every complete DFA of at most {n} states over "
                                    f"{len(dfa.symbols)} symbols enumerated ({tables_to_enumerate(dfa):,} tables): "

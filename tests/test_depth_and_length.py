@@ -331,3 +331,43 @@ def test_the_experiment_flag_is_checked():
     assert status != 0 and "depth, training-length" in err
     status, _, err = crasp("validate", "--experiment", "depth", "majority")
     assert status != 0 and "brings its own tasks" in err
+
+
+def _accept_task(name, answer, min_length=1):
+    return tasks.Task(name=name, family="user", format=tasks.Format.ACCEPT, symbols=("a", "b"), outputs=(),
+                      sample_input=lambda n, rng: tuple(rng.choice(["a", "b"], size=n)), answer=answer,
+                      valid=lambda x: True, train_range=(0, 50), bins=((0, 50), (51, 100)), separator=None,
+                      min_length=min_length)
+
+
+def test_a_python_task_that_is_l_3_gets_an_extrapolated_lower_bound():
+    task = _accept_task("user_l3", lambda x: dl.in_language(x, 3))
+    found = layers(task, ("nope",), QUICK, Context(synthesis=False)).schemes["nope"]
+    (bound,) = [f for f in found.findings if f.bound == "at_least"]
+    assert found.at_least == 3 and bound.strength.value == "extrapolated" and "learned" in bound.claim
+
+
+def test_an_unread_empty_word_is_read_both_ways_and_longer_unread_words_refuse():
+    from tasks.predict import predict
+
+    two = predict(_accept_task("user_two_as", lambda x: x.count("a") >= 2), quick=True, synthesis=False)
+    (moore,) = [f for f in two.training_length.findings if f.kind == "at_most"]
+    assert moore.length == 6 and "either way" in moore.claim  # "at least two a's": 3 states, 4 with the empty word
+    assert two.training_length.exact is None
+    longer = predict(_accept_task("user_two_as_long", lambda x: x.count("a") >= 2, min_length=3), quick=True,
+                     synthesis=False)
+    assert longer.training_length.at_most is None
+    assert any("no inputs shorter than 3" in f.claim for f in longer.training_length.findings)
+
+
+def test_synthesis_finds_a_shallower_program_than_the_automatons():
+    from tasks.predict import predict
+
+    prediction = predict(tasks.get("re:ab:a*b*"), schemes=["nope"], quick=True)
+    nope = prediction.layers.schemes["nope"]
+    (bound,) = [f for f in nope.findings if f.bound == "at_most"]
+    assert bound.claim.startswith("synthesized program") and nope.count_depth == 2
+    from tasks.regular import program_for
+
+    built = program_for(from_regex("a*b*", "ab"), end="<eos>")
+    assert check(built).info.depth > 2 and nope.at_most < model_depth(built).layers

@@ -101,7 +101,7 @@ def verified(task: Task, budget: Budget, context: Context) -> list[Checked]:
     return [check_candidate(task, origin, p, budget, context) for origin, p in candidates(task, budget, context)]
 
 
-def _synthesized(task: Task, scheme: str, budget: Budget, context: Context) -> Checked | None:
+def synthesized(task: Task, scheme: str, budget: Budget, context: Context) -> Checked | None:
     """A program found by synthesis for ``scheme``, verified like the others (None if none)."""
     if not context.synthesis or budget.synthesis_seconds <= 0:
         return None
@@ -145,7 +145,7 @@ def assess(task: Task, scheme: str, budget: Budget, context: Context | None = No
     passed = [c for c in usable if c.ok]
     failed = [c.rejection() for c in usable if not c.ok]
     if not passed:
-        found = _synthesized(task, scheme, budget, context)
+        found = synthesized(task, scheme, budget, context)
         if found is not None:
             (passed if found.ok else failed).append(found if found.ok else found.rejection())
     if not passed:

@@ -155,20 +155,24 @@ def automata(task: Task, budget: Budget, context: Context) -> Automata | str:
 
 
 def language_of(task: Task, budget: Budget, context: Context):
-    """(dfa, exact): the one language of an accept task (the words it accepts) or of a
+    """(dfas, exact): the language of an accept task (the words it accepts) or of a
     next-character-set task with an automaton (the words at which ``<eos>`` is legal); ``exact``
-    when the task carries the automaton, False when it was learned. A string says why there is none."""
+    when the task carries the automaton, False when it was learned. ``dfas`` has one automaton, or
+    where the empty word is not an input, one per reading of it (the first rejecting it). A task
+    without inputs of one symbol or more leaves too many words unread: a string says so, as it says
+    why there is no automaton."""
     if task.automaton is not None and task.format in (Format.ACCEPT, Format.NEXT_SET):
-        return task.automaton, True
+        return (task.automaton,), True
     if task.format is not Format.ACCEPT:
         return "the task is neither an accept task nor a next-character-set task with an automaton"
+    shortest = task.min_length - len(task.prefix) + 1
+    if shortest > 1:
+        return f"the task has no inputs shorter than {shortest} symbols, so its language is open on those words"
     found = automata(task, budget, context)
     if isinstance(found, str):
         return f"no automaton of the task: {found}"
     (_, dfas), = found.languages
-    if len(set(dfas)) > 1:
-        return "the automaton depends on how words shorter than the task's inputs are read"
-    return dfas[0], False
+    return tuple(dfas), False
 
 
 def _decide(found: Automata):

@@ -329,6 +329,8 @@ def run(
         raise InputError(f"counts of this program could exceed int64 on inputs of length {longest}")
     if not trace and len(plan[1]) * sum(map(len, batch)) <= PURE_PYTHON_WORK:
         return _run_plan(checked, plan, tuple(batch), offsets, symbols, known, allow_unknown)
+    if not trace and checked.accept is not None and table is not None and not any(_demand(checked, plan)):
+        return _run_token_counts(checked, plan, tuple(batch), offsets, symbols, vocabulary, table, allow_unknown)
     ids, lengths = encode(batch, vocabulary, allow_unknown=allow_unknown, table=table)
     evaluate = _Evaluator(checked, ids, vocabulary, offsets)
     return evaluate.result(tuple(batch), lengths, trace=trace)
@@ -349,21 +351,61 @@ def _program_constants(checked: CheckedProgram, extra: frozenset):
     return found
 
 
+def _demand(checked: CheckedProgram, plan: plans.Plan) -> tuple[bool, ...]:
+    """:func:`crasp.plan.demand` of the program, computed once."""
+    full = checked.memo.get("demand")
+    if full is None:
+        full = checked.memo["demand"] = plans.demand(plan)
+    return full
+
+
+def _run_token_counts(checked: CheckedProgram, plan: plans.Plan, batch: tuple[tuple[str, ...], ...],
+                      offsets: np.ndarray, symbols: list[str], vocabulary: dict[str, int], table: np.ndarray,
+                      allow_unknown: bool) -> RunResult:
+    """:func:`run` of an acceptance program that needs nothing but the last position's values and
+    the number of each token (``#"a" > #"b"``): numpy counts an input's tokens in one pass over its
+    code points (tokens are single characters), the plan does the rest at the last position. Few
+    and small temporaries: a long input costs a join, an encoding and a bincount."""
+    full, index = _demand(checked, plan), plan[2][0]
+    accept = []
+    for row, (seq, start) in enumerate(zip(batch, offsets.tolist())):
+        joined = "".join(seq)
+        try:
+            points = np.frombuffer(joined.encode("latin-1"), dtype=np.uint8) if len(joined) == len(seq) else None
+        except UnicodeEncodeError:
+            points = None
+        if points is None:  # a token beyond latin-1 (or longer than a character): through the table
+            ids, _ = encode([seq], vocabulary, allow_unknown=allow_unknown, table=table)
+            found = np.bincount(ids[0][ids[0] >= 0], minlength=len(symbols))
+            counts = dict(zip(symbols, found.tolist()))
+        else:
+            found = np.bincount(points, minlength=256)
+            counts = {symbol: int(found[ord(symbol)]) for symbol in symbols if ord(symbol) < 256}
+            if not allow_unknown and sum(counts.values()) != len(seq):
+                encode([seq], vocabulary, allow_unknown=False, table=table)  # raises, naming the first unknown token
+        accept.append(bool(plans.evaluate(plan, seq, start, full, counts)[index]))
+    lengths = np.array([len(seq) for seq in batch], dtype=np.int64)
+    return RunResult(tokens=batch, lengths=lengths, offsets=offsets, accept=np.array(accept, dtype=bool), next=None)
+
+
 def _run_plan(checked: CheckedProgram, plan: plans.Plan, batch: tuple[tuple[str, ...], ...], offsets: np.ndarray,
               symbols: list[str], known: frozenset, allow_unknown: bool) -> RunResult:
     """:func:`run` of a small batch in pure Python: the plan's values, read into a RunResult."""
     lengths = np.array([len(seq) for seq in batch], dtype=np.int64)
     width = int(lengths.max(initial=0))
     rows = []
+    full = _demand(checked, plan)
+    accepting = checked.accept is not None  # then only the last position is needed (plan.demand)
     for index, (seq, start) in enumerate(zip(batch, offsets.tolist())):
         if not allow_unknown:
             position = plans.first_unknown(seq, known)
             if position is not None:
                 raise unknown_token(index, seq, position, symbols)
-        rows.append(plans.evaluate(plan, seq, start))
+        rows.append(plans.evaluate(plan, seq, start, full if accepting else None))
     outputs = plan[2]
-    if checked.accept is not None:
-        accept = np.array([bool(values[outputs[0]][-1]) for values in rows], dtype=bool)
+    if accepting:
+        index = outputs[0]
+        accept = np.array([bool(values[index][-1] if full[index] else values[index]) for values in rows], dtype=bool)
         return RunResult(tokens=batch, lengths=lengths, offsets=offsets, accept=accept, next=None)
     next_values = {}
     for token, slot in outputs:

@@ -31,6 +31,12 @@ op             arguments                        value at position k (0-based)
 A plan is ``(alphabet, instructions, outputs)``: ``outputs`` is ``(index,)`` for an acceptance
 program, or ``((token, index), ...)`` for a program of next-token outputs.
 
+An acceptance program needs its output at the last position only, and so does every instruction
+that feeds nothing but such last values: :func:`demand` marks the instructions needed at every
+position, and :func:`evaluate` computes the others at the last position alone (a count of a token
+there is ``tokens.count(token)``), which for ``#"a" > #"b"`` is two list counts instead of four
+lists of n values.
+
 >>> from crasp.checker import check
 >>> from crasp.parser import parse
 >>> plan = lower(check(parse('C = #"a" - #"b"\\nA = C == 0')))
@@ -139,12 +145,67 @@ def _instruction(node, checked: CheckedProgram, args: list[int], ast) -> tuple:
 # ---------------------------------------------------------------- evaluation
 
 
-def evaluate(plan: Plan, tokens: Sequence[str], offset: int = 0) -> list[list]:
-    """Every instruction's values on one input."""
+_LEAVES = ("token", "const", "bool", "periodic")
+_SIMPLE = ("token", "const", "bool")
+"""Instructions a last-position count reads without their values at every position."""
+
+
+def _arguments(instruction: tuple) -> tuple:
+    """The instruction indices an instruction reads."""
+    op = instruction[0]
+    if op in _LEAVES:
+        return ()
+    if op in ("compare", "scale", "window"):
+        return instruction[2:] if op != "window" else (instruction[1],)
+    return instruction[1:]
+
+
+def is_acceptance(plan: Plan) -> bool:
+    outputs = plan[2]
+    return len(outputs) == 1 and isinstance(outputs[0], int)
+
+
+def demand(plan: Plan) -> tuple[bool, ...]:
+    """For each instruction, whether its value is needed at every position (else at the last only).
+
+    >>> from crasp.checker import check
+    >>> from crasp.parser import parse
+    >>> demand(lower(check(parse('A = #"a" > #"b"'))))
+    (False, False, False, False, False)
+    >>> demand(lower(check(parse('V = #"(" < #")"\\nA = #V == 0'))))
+    (False, True, True, True, True, True, False, False)
+    """
+    _, instructions, outputs = plan
+    full = [False] * len(instructions)
+    if not is_acceptance(plan):
+        for _, index in outputs:
+            full[index] = True
+    for index in range(len(instructions) - 1, -1, -1):
+        instruction = instructions[index]
+        op = instruction[0]
+        if op == "count":
+            argument = instruction[1]
+            if full[index] or instructions[argument][0] not in _SIMPLE:
+                full[argument] = True
+        elif op == "window" or full[index]:
+            for argument in _arguments(instruction):
+                full[argument] = True
+    return tuple(full)
+
+
+def evaluate(plan: Plan, tokens: Sequence[str], offset: int = 0, full: Sequence[bool] | None = None,
+             counts: dict[str, int] | None = None) -> list:
+    """Every instruction's values on one input: a list per instruction, or with ``full`` (see
+    :func:`demand`) the value at the last position alone where ``full`` says so (non-empty inputs).
+    ``counts``, where given, holds each token's number of occurrences in ``tokens`` (counted
+    elsewhere, e.g. by numpy on a long input)."""
     _, instructions, _ = plan
     n = len(tokens)
-    values: list[list] = []
-    for instruction in instructions:
+    values: list = []
+    for index, instruction in enumerate(instructions):
+        if full is not None and not full[index]:
+            values.append(_last(instruction, instructions, values, full, tokens, offset, counts))
+            continue
         op = instruction[0]
         if op == "token":
             token = instruction[1]
@@ -173,6 +234,45 @@ def evaluate(plan: Plan, tokens: Sequence[str], offset: int = 0) -> list[list]:
             raise ValueError(f"not a plan instruction: {instruction!r}")
         values.append(value)
     return values
+
+
+def _last(instruction: tuple, instructions, values: list, full: Sequence[bool], tokens: Sequence[str], offset: int,
+          counts: dict[str, int] | None):
+    """An instruction's value at the last position, its arguments' values computed before."""
+    n = len(tokens)
+    op = instruction[0]
+
+    def last(index: int):
+        return values[index][-1] if full[index] else values[index]
+
+    if op == "token":
+        return tokens[-1] == instruction[1]
+    if op == "const" or op == "bool":
+        return instruction[1]
+    if op == "count":
+        argument = instruction[1]
+        if full[argument]:
+            return sum(values[argument])
+        read = instructions[argument]
+        if read[0] != "token":
+            return int(read[1]) * n
+        return counts.get(read[1], 0) if counts is not None else tokens.count(read[1])
+    if op == "compare":
+        return _COMPARE[instruction[1]](last(instruction[2]), last(instruction[3]))
+    if op == "not":
+        return not last(instruction[1])
+    if op in _BINARY:
+        return _BINARY[op](last(instruction[1]), last(instruction[2]))
+    if op == "scale":
+        return instruction[1] * last(instruction[2])
+    if op == "if":
+        return last(instruction[1]) if last(instruction[2]) else last(instruction[3])
+    if op == "window":
+        column = values[instruction[1]]
+        return sum(sum(column[max(n - stop, 0): n - start]) for start, stop in instruction[2] if start < n)
+    if op == "periodic":
+        return _periodic(instruction[1], instruction[2], 1, offset + n - 1)[0]
+    raise ValueError(f"not a plan instruction: {instruction!r}")
 
 
 def _window(values: list, spans, n: int) -> list[int]:
@@ -217,10 +317,14 @@ def first_unknown(tokens: Sequence[str], known) -> int | None:
 def verdict(plan: Plan, tokens: Sequence[str], offset: int = 0) -> str:
     """What ``crasp run`` prints for one input: ``accept``/``reject``, or per position the one
     token t whose next(t) holds (``?`` where none or several do)."""
-    values = evaluate(plan, tokens, offset)
     outputs = plan[2]
-    if len(outputs) == 1 and isinstance(outputs[0], int):
-        return "accept" if values[outputs[0]][-1] else "reject"
+    if is_acceptance(plan):
+        if not tokens:
+            return "accept" if evaluate(plan, tokens, offset)[outputs[0]][-1:] == [True] else "reject"
+        full = demand(plan)
+        value = evaluate(plan, tokens, offset, full)[outputs[0]]
+        return "accept" if (value[-1] if full[outputs[0]] else value) else "reject"
+    values = evaluate(plan, tokens, offset)
     names = [token for token, _ in outputs]
     columns = [values[index] for _, index in outputs]
     chosen = []

@@ -76,3 +76,45 @@ def test_first_unknowns_are_found():
     plan = lower(check(parse('A = #"a" >= 1')))
     known = frozenset(plan[0])
     assert first_unknown(["a", "a"], known) is None and first_unknown(["a", "c", "d"], known) == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_last_position_evaluation_equals_the_full_one(data):
+    """Evaluating only what the last position needs gives the full evaluation's last values."""
+    from crasp.plan import demand
+
+    program = data.draw(programs(outputs=data.draw(st.sampled_from(["accept", "default"]))))
+    plan = lower(check(program))
+    full = demand(plan)
+    tokens = data.draw(st.lists(st.sampled_from(("a", "b", "c")), min_size=1, max_size=30))
+    offset = data.draw(st.integers(0, 20))
+    everything = evaluate(plan, tokens, offset)
+    last = evaluate(plan, tokens, offset, full)
+    for index, needed in enumerate(full):
+        assert (last[index] == everything[index]) if needed else (last[index] == everything[index][-1])
+    assert verdict(plan, tokens, offset) == ("accept" if everything[plan[2][0]][-1] else "reject")
+
+
+@st.composite
+def token_count_programs(draw):
+    """Acceptance programs that read counts of tokens and the last token only (plan.demand all False)."""
+    terms = [f'{draw(st.integers(-3, 3))} * #"{s}"' for s in draw(st.lists(st.sampled_from("abc"), min_size=1,
+                                                                          max_size=3))]
+    comparisons = [f'{" + ".join(terms)} {draw(st.sampled_from(["<", "<=", "==", "!=", ">", ">="]))} '
+                   f'{draw(st.integers(-5, 5))}' for _ in range(draw(st.integers(1, 3)))]
+    last = draw(st.sampled_from(['"a"', '!"b"', "true"]))
+    return parse(f"A = ({' || '.join(comparisons)}) && {last}\n")
+
+
+@settings(max_examples=40, deadline=None)
+@given(token_count_programs(), st.lists(st.sampled_from("abc"), min_size=700, max_size=1200), st.integers(0, 9))
+def test_counting_tokens_with_numpy_equals_the_full_evaluation(program, tokens, offset):
+    """Long inputs of token-count programs take the token-count path; the traced run takes numpy's."""
+    from crasp.plan import demand
+
+    checked = check(program)
+    assert not any(demand(lower(checked)))
+    fast = run(checked, [tokens, tokens[: len(tokens) // 2]], offset=offset, allow_unknown=True)
+    traced = run(checked, [tokens, tokens[: len(tokens) // 2]], offset=offset, allow_unknown=True, trace=True)
+    assert fast.accept.tolist() == traced.accept.tolist()  # the traced run is checked against the naive evaluator

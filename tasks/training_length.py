@@ -172,8 +172,14 @@ class TrainingLength:
     def exact(self) -> int | None:
         return next((f.length for f in self.findings if f.kind == "exact"), None)
 
+    @property
+    def learner(self) -> str | None:
+        """The learner ``at_most`` and ``exact`` are about (None when there is no number)."""
+        return next((f.learner for f in self.findings if f.kind in ("at_most", "exact")), None)
+
     def to_json(self) -> dict:
-        return {"at_most": self.at_most, "exact": self.exact, "findings": [f.to_json() for f in self.findings]}
+        return {"at_most": self.at_most, "exact": self.exact, "learner": self.learner,
+                "findings": [f.to_json() for f in self.findings]}
 
     def lines(self) -> list[str]:
         return [f"[{f.kind}, {f.strength.value if f.strength else 'no claim'}] {f.claim} (learner: {f.learner}; "

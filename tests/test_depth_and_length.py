@@ -288,7 +288,7 @@ def test_a_shallower_program_than_a_lower_bound_is_a_reported_conflict():
 
 def test_training_length_in_the_prediction():
     found = _json("re:ab:a*b*")["training_length"]
-    assert found["at_most"] == 3 and found["exact"] == 3
+    assert found["at_most"] == 3 and found["exact"] == 3 and "fewest states" in found["learner"]
     kinds = {f["kind"]: f for f in found["findings"]}
     assert kinds["at_most"]["length"] == 4 and kinds["at_most"]["strength"] == "proof"
     assert "fewest states" in kinds["at_most"]["learner"]

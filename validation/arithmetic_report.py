@@ -12,7 +12,7 @@ from tasks import registry
 
 from .arithmetic_claims import ABOVE, CASCADES_ABOVE, DOWNWARD, Cascades, Curve, Experiment, Kept, Run
 from .config import Variant
-from .report import KEPT, Outcome, Row, table_cells, bin_labels, pyplot, relative_verdict, row_of
+from .report import KEPT, Outcome, Row, table_cells, bin_labels, pyplot, relative_verdict, row_of, save
 from .store import StoredRun
 from .sweep import Validation
 
@@ -185,10 +185,7 @@ def plot_curves(curves: Sequence[Curve], path: Path, title: str) -> Path:
         axes.legend(fontsize=6, loc="center left")
     panels[0][0].set_ylabel("exact match")
     figure.suptitle(title, fontsize=10)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return path
+    return save(figure, path)
 
 
 def plot_cascades(found: Sequence[Cascades], path: Path) -> Path:
@@ -204,10 +201,7 @@ def plot_cascades(found: Sequence[Cascades], path: Path) -> Path:
              title=f"{low}-{high} digit sums, by carry cascade")
     axes.title.set_fontsize(9)
     axes.legend(fontsize=7)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return path
+    return save(figure, path)
 
 
 LEARNED = 0.99
@@ -285,10 +279,7 @@ def plot_history(results: Sequence[Validation], path: Path) -> Path:
         axes.legend(fontsize=6, title="digits", title_fontsize=6)
     for axes in panels[:, 0]:
         axes.set_ylabel("exact match")
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return path
+    return save(figure, path)
 
 
 def uncounted(results: Sequence[Validation]) -> list[tuple[Validation, StoredRun]]:

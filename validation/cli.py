@@ -84,6 +84,24 @@ def _sweep_elsewhere(args, pairs: list[tuple[str, str]], err) -> set[tuple[str, 
     return {(f.job.task, f.job.variant) for f in tally.failed}
 
 
+def _with_bars(err, work):
+    """``work(progress)``, where ``progress(label)`` opens the progress bar of the next run (runs
+    go one after another: the last run's bar is done); every bar is closed at the end."""
+    bars: list[_Bar] = []
+
+    def progress(label: str) -> _Bar:
+        for bar in bars:
+            bar.close()
+        bars.append(_Bar(label, err))
+        return bars[-1]
+
+    try:
+        return work(progress)
+    finally:
+        for bar in bars:
+            bar.close()
+
+
 def _experiment(args, out, err) -> int:
     """``crasp validate --experiment depth|training-length``: train its runs, write its report."""
     from .config import ValidationError
@@ -96,20 +114,9 @@ def _experiment(args, out, err) -> int:
         raise ValidationError("--experiment brings its own tasks, models and variant: give none of TASK, --family, "
                               "--variant, --grid or --executor with it")
     use_tensor_cores(args.device)
-    bars: list[_Bar] = []
-
-    def progress(label: str) -> _Bar:  # one run at a time: the last run's bar is done
-        for bar in bars:
-            bar.close()
-        bars.append(_Bar(label, err))
-        return bars[-1]
-
-    try:
-        outcome = run(args.experiment, store=Store(args.store), out=args.report or f"{args.experiment}-report",
-                      device=args.device, seeds=args.seeds, progress=progress)
-    finally:
-        for bar in bars:
-            bar.close()
+    outcome = _with_bars(err, lambda progress: run(
+        args.experiment, store=Store(args.store), out=args.report or f"{args.experiment}-report", device=args.device,
+        seeds=args.seeds, progress=progress))
     for result in outcome.results:
         _print_runs(result, out)
     print(f"report: {outcome.report}", file=out)
@@ -180,23 +187,13 @@ def cmd_arithmetic(args, out, err) -> int:
     preset(args.preset)
     runs = chosen.restricted(args.preset, args.run) if args.run else chosen  # bad --run names refused here too
     use_tensor_cores(args.device)
-
-    bars: list[_Bar] = []
-
-    def progress(label: str) -> _Bar:
-        bars.append(_Bar(label, err))
-        return bars[-1]
-
     store = Store(args.store)
     failed = _sweep_elsewhere(args, [(item.task, item.variant) for item in runs.runs(args.preset)], err)
     if failed:
         return 1
-    try:
-        outcome = run(args.experiment, preset=args.preset, store=store, out=args.out, device=args.device,
-                      seeds=args.seeds, only=args.run, progress=progress)
-    finally:
-        for bar in bars:
-            bar.close()
+    outcome = _with_bars(err, lambda progress: run(
+        args.experiment, preset=args.preset, store=store, out=args.out, device=args.device, seeds=args.seeds,
+        only=args.run, progress=progress))
     for result in outcome.results:
         _print_runs(result, out)
     for problem in store.problems:

@@ -20,7 +20,7 @@ from tasks.layers import layers, shallowest_program
 from tasks.training_length import TrainingLength, training_length
 
 from .protocol import LEARNED
-from .report import pyplot
+from .report import pyplot, save
 from .sweep import Validation
 
 
@@ -157,11 +157,7 @@ def plot_depth(rows: Sequence[DepthRow], path: Path) -> Path:
              title=f"NoPE accuracy on lengths {_bin(rows[0].bins[-1])}\nred: predicted minimum depth (left of it: cannot)")
     axes.title.set_fontsize(9)
     figure.colorbar(image, ax=axes, fraction=0.05)
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return path
+    return save(figure, path)
 
 
 def write_depth(cells: Sequence, results: Sequence[Validation], out: Path) -> Path:
@@ -231,11 +227,7 @@ def plot_length(rows: Sequence[LengthRow], bounds: dict[str, TrainingLength], pa
         axes.title.set_fontsize(9)
         axes.legend(fontsize=7, loc="lower right")
     panels[0][0].set_ylabel("exact-match accuracy")
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return path
+    return save(figure, path)
 
 
 def write_length(runs: Sequence, results: Sequence[Validation], out: Path) -> Path:

@@ -303,6 +303,16 @@ def pyplot():
     return plt
 
 
+def save(figure, path: str | Path) -> Path:
+    """Lay out ``figure``, write it to ``path`` as a PNG (making its folder), and close it."""
+    figure.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110)
+    pyplot().close(figure)
+    return path
+
+
 def plot(table: list[Row], task: str, path: str | Path) -> Path:
     """A PNG of accuracy per length bin for one task: observed (mean, with the seeds' spread) and
     published, one colour per variant; the training bin shaded. A preset that rescales lengths
@@ -331,12 +341,7 @@ def plot(table: list[Row], task: str, path: str | Path) -> Path:
              ylabel="exact-match accuracy", ylim=(-0.03, 1.03))
     axes.title.set_fontsize(9)
     axes.legend(fontsize=7, loc="lower left")
-    figure.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return path
+    return save(figure, path)
 
 
 def write(store: Store, out: str | Path, *, preset: str | None = None, tasks: Iterable[str] | None = None) -> Path:

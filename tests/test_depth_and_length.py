@@ -371,3 +371,20 @@ def test_synthesis_finds_a_shallower_program_than_the_automatons():
 
     built = program_for(from_regex("a*b*", "ab"), end="<eos>")
     assert check(built).info.depth > 2 and nope.at_most < model_depth(built).layers
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5])
+@pytest.mark.parametrize("end", [None, "<eos>"])
+def test_the_l_k_recognizer_has_depth_k_and_accepts_l_k(k, end):
+    program = blocks.recognizer(k, "y", "x", end=end)
+    assert check(program).info.depth == k
+    inputs = [w for w in words("xy", 9) if w]
+    framed = [("<bos>", *w, *([end] if end else [])) for w in inputs]
+    accepted = run(program, framed).accept.tolist()
+    assert accepted == [dl.in_language(tuple({"y": "a", "x": "b"}[c] for c in w), k) for w in inputs]
+
+
+def test_a_regular_expression_that_is_l_k_gets_its_exact_depth():
+    found = _json("re:ab:a+b+a+b+")["layers"]["schemes"]["nope"]
+    assert found["count_depth"] == found["at_least"] == 4  # the hierarchy's depth, reached
+    assert found["at_most"] == compile_program(blocks.recognizer(4, end="<eos>")).spec.n_layers

@@ -191,8 +191,10 @@ def _decide(found: Automata):
 
 def constructed(task: Task, budget: Budget, context: Context) -> Program | None:
     """A plain C-RASP program built from the task's automaton where the language is in C-RASP
-    (accept tasks), for the program source to verify; None otherwise."""
-    from ..regular import decide_nope, program_for
+    (accept tasks), for the program source to verify; None otherwise. A language that is the depth
+    hierarchy's L_k on the task's two symbols gets the program of depth k
+    (:func:`tasks.regular.blocks.recognizer`) instead of the general construction."""
+    from ..regular import blocks, decide_nope, program_for
 
     found = automata(task, budget, context)
     if isinstance(found, str) or task.format is not Format.ACCEPT:
@@ -200,7 +202,14 @@ def constructed(task: Task, budget: Budget, context: Context) -> Program | None:
     (_, dfas), = found.languages
     if not all(decide_nope(d).member for d in dfas):
         return None
-    return context.once(("constructed", budget), lambda: program_for(dfas[0], end=task.end))
+
+    def build():
+        alternation = blocks.recognizes(dfas[0]) if len(dfas[0].symbols) == 2 else None
+        if alternation is not None and alternation[0] >= 2:
+            k, x, y = alternation
+            return blocks.recognizer(k, x, y, end=task.end)
+        return program_for(dfas[0], end=task.end)
+    return context.once(("constructed", budget), build)
 
 
 def assess(task: Task, scheme: str, budget: Budget, context: Context | None = None) -> Finding:

@@ -11,7 +11,11 @@ same depth for L restricted to {x, y}*; so the bounds carry over to L when
 * prediction: L ∩ Pref(L_k) is L_k, renamed likewise, where Pref(L_k) is the set of prefixes of
   words of L_k (:func:`predicts`): on every such prefix, membership in L is membership in L_k.
 
-Both are exact questions about minimal automata.
+Both are exact questions about minimal automata. Where a task's language *is* L_k on its two
+symbols, :func:`recognizer` builds a program of count depth k (for k >= 2), the depth the hierarchy
+says is needed: on a word that starts with a, "at least m blocks" is T_1 = true and T_{m+1} =
+#[letter of block m+1 and T_m] >= 1 (depth m), and the word is in L_k when T_k holds and T_{k+1}
+does not; "starts with a" is #[b and #a == 0] == 0 (depth 2).
 
 >>> from tasks.regular.dfa import from_regex
 >>> recognizes(from_regex("a+b+a+", "ab"))
@@ -22,6 +26,10 @@ Both are exact questions about minimal automata.
 
 from __future__ import annotations
 
+from crasp import builder as b
+from crasp.ast import Program
+
+from ..types import BOS
 from .dfa import Dfa, from_table, minimize
 
 LETTERS = ("a", "b")
@@ -75,6 +83,32 @@ def intersection(first: Dfa, second: Dfa) -> Dfa:
     return minimize(Dfa(first.symbols, 0, frozenset(accepting), tuple(rows)))
 
 
+def recognizer(k: int, x: str = "a", y: str = "b", end: str | None = None) -> Program:
+    """A plain C-RASP program of count depth max(k, 2) accepting L_k (x, y for a, b) at the last
+    position of ``<bos> w`` (or, with ``end``, of ``<bos> w end``).
+
+    >>> from crasp.checker import check
+    >>> from crasp.interpreter import run
+    >>> program = recognizer(3)
+    >>> check(program).info.depth, run(program, ["<bos> a b b a", "<bos> b a b", "<bos> a b a b"]).accept.tolist()
+    (3, [True, False, False])
+    """
+    if k < 1:
+        raise ValueError(f"L_k needs k >= 1, not {k}")
+    letter = {"a": x, "b": y}
+    pb = b.ProgramBuilder(source=f"<L_{k} over {x} {y}: {k} alternating blocks>")
+    pb.alphabet([x, y, BOS, *([end] if end else [])])
+    starts = pb.let("Starts_right", b.count(b.tok(y) & (b.count(b.tok(x)) == 0)) == 0)
+    at_least = b.lift(True)  # T_1
+    for m in range(2, k + 2):
+        at_least = pb.let(f"At_least_{m}", b.count(b.tok(letter[block_letter(m)]) & at_least) >= 1)
+        if m == k:
+            exactly_k = at_least
+    member = starts & (exactly_k if k > 1 else b.count(b.tok(x)) >= 1) & ~at_least
+    pb.accept((b.tok(end) & member) if end else member)
+    return pb.build()
+
+
 def _pairs(dfa: Dfa):
     return [(x, y) for x in dfa.symbols for y in dfa.symbols if x != y]
 
@@ -106,4 +140,5 @@ def predicts(dfa: Dfa) -> tuple[int, str, str] | None:
     return best
 
 
-__all__ = ["alternation", "prefixes_of_alternation", "restricted", "intersection", "recognizes", "predicts"]
+__all__ = ["alternation", "prefixes_of_alternation", "restricted", "intersection", "recognizes", "predicts",
+           "recognizer"]

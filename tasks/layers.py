@@ -44,6 +44,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass
 
@@ -183,10 +184,15 @@ def _upper(task: Task, scheme: str, budget: Budget, context: Context) -> tuple[l
     return findings, (layers, attention, count_depth, shallowest)
 
 
+SEARCH_SECONDS = 5.0
+"""The most time :func:`search_shallower` gives synthesis (within the budget's own limit)."""
+
+
 def search_shallower(task: Task, schemes, budget: Budget, context: Context) -> None:
     """Where every verified program of a scheme was built from the task's automaton (one counting
     step per state it passes, so deep by construction) and is at least two deep, ask synthesis for
-    one (it tries the smallest programs first); the bounds then take the shallower."""
+    one (it tries the smallest programs first; for at most :data:`SEARCH_SECONDS`); the bounds then
+    take the shallower."""
     if task.format is Format.ALIGNED or task.fixed_width is not None or budget.synthesis_seconds <= 0:
         return
     for scheme in [s for s in ("ape", "nope") if s in schemes]:
@@ -194,7 +200,8 @@ def search_shallower(task: Task, schemes, budget: Budget, context: Context) -> N
         if passed and all(c.origin.startswith("program built") for c in passed) and \
                 min(c.checked.info.depth for c in passed) >= 2:
             context.synthesis = True
-            program_evidence.synthesized(task, scheme, budget, context)
+            short = dataclasses.replace(budget, synthesis_seconds=min(budget.synthesis_seconds, SEARCH_SECONDS))
+            program_evidence.synthesized(task, scheme, short, context)
 
 
 # ---------------------------------------------------------------- lower bounds

@@ -21,7 +21,9 @@ at depth k + 1 (:mod:`tasks.regular.blocks` finds L_k inside a task's language).
   k - 2, k >= 3); a verdict read at an appended end marker changes nothing: the marker's own
   contribution to every count is a Boolean of no greater depth, so a case split on it gives a program
   of the same depth that reads the verdict at the last symbol;
-* to a next-character-set task whose ``<eos>`` target is membership in such a language (prediction).
+* to a next-character-set task whose ``<eos>`` target is membership in such a language: at the
+  last symbol of each input it says whether the input is in the language (recognition, where the
+  inputs include every word over the two symbols), and on prefixes (prediction).
 
 The task's inputs must include the words the bound speaks of (checked on every such word up to
 :data:`DOMAIN_CHECK` symbols). On the task's own automaton the bound is ``proof``; on an automaton
@@ -237,7 +239,7 @@ def _lower(task: Task, scheme: str, budget: Budget, context: Context) -> list[La
     strength = Strength.PROOF if exact else Strength.EXTRAPOLATED
     source = "the task's own automaton" if exact else "an automaton learned from the reference"
     found = []
-    recognized = blocks.recognizes(dfa) if task.format is Format.ACCEPT else None
+    recognized = blocks.recognizes(dfa)  # a next-set task's <eos> at the last symbol is membership too
     if recognized and recognized[0] >= 2:
         k, x, y = recognized
         if _domain_holds(task, _renamed_words(x, y, None, DOMAIN_CHECK)):

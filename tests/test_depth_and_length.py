@@ -388,3 +388,13 @@ def test_a_regular_expression_that_is_l_k_gets_its_exact_depth():
     found = _json("re:ab:a+b+a+b+")["layers"]["schemes"]["nope"]
     assert found["count_depth"] == found["at_least"] == 4  # the hierarchy's depth, reached
     assert found["at_most"] == compile_program(blocks.recognizer(4, end="<eos>")).spec.n_layers
+
+
+def test_a_next_set_task_over_every_word_gets_the_recognition_bound():
+    """Its <eos> target at the last symbol says whether the whole input is in L_3: at least 3 layers,
+    not the prediction problem's 1."""
+    task = dataclasses.replace(tasks.get("L3"), name="l3_every_word", valid=lambda x: True, programs={},
+                               enumerate_inputs=None)
+    found = layers(task, ("nope",), QUICK, Context(synthesis=False)).schemes["nope"]
+    (bound,) = [f for f in found.findings if f.bound == "at_least"]
+    assert found.at_least == 3 and "recognizes L_3" in bound.claim

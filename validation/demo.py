@@ -171,8 +171,8 @@ def _depth_and_length(say) -> None:
     except ImportError:  # pragma: no cover - crasp installed without the task suite
         say("(the tasks package is not installed)")
         return
-    for name in ("L5", "re:abc:c*a+b+a+c*", "re:ab:a*b*"):
-        prediction = predict(tasks.get(name), schemes=["nope"], quick=True, synthesis=False)
+    for name in ("L5", "re:ab:a+b+a+b+", "re:ab:a*b*"):
+        prediction = predict(tasks.get(name), schemes=["nope"], quick=True)
         nope, length = prediction.layers.schemes["nope"], prediction.training_length
         say(f"{name}: NoPE layers at most {nope.at_most} ({nope.attention_layers} with attention, count depth "
             f"{nope.count_depth}), at least {nope.at_least if nope.at_least is not None else 'unknown'}")

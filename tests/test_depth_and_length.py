@@ -331,6 +331,8 @@ def test_the_experiment_flag_is_checked():
     assert status != 0 and "depth, training-length" in err
     status, _, err = crasp("validate", "--experiment", "depth", "majority")
     assert status != 0 and "brings its own tasks" in err
+    status, _, err = crasp("validate", "--experiment", "training-length", "--preset", "paper")
+    assert status != 0 and "--preset" in err
 
 
 def _accept_task(name, answer, min_length=1):

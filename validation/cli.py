@@ -110,9 +110,9 @@ def _experiment(args, out, err) -> int:
 
     if args.experiment not in EXPERIMENTS:
         raise ValidationError(f"experiment {args.experiment!r}: expected one of {', '.join(EXPERIMENTS)}")
-    if args.tasks or args.family or args.variant or args.grid or args.executor != "sequential":
-        raise ValidationError("--experiment brings its own tasks, models and variant: give none of TASK, --family, "
-                              "--variant, --grid or --executor with it")
+    if args.tasks or args.family or args.variant or args.grid or args.executor != "sequential" or args.preset != "cpu":
+        raise ValidationError("--experiment brings its own tasks, models, variant and CPU-scale protocol: give none "
+                              "of TASK, --family, --variant, --grid, --preset or --executor with it")
     use_tensor_cores(args.device)
     outcome = _with_bars(err, lambda progress: run(
         args.experiment, store=Store(args.store), out=args.report or f"{args.experiment}-report", device=args.device,

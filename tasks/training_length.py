@@ -11,8 +11,8 @@ a transformer will need (docs/depth-and-length.md compares them with training ru
   task on every word of length at most N. If the task's minimal complete DFA has n states, N = 2n - 2
   suffices: a DFA of at most n states accepting another language differs from it on a word of length
   at most 2n - 2 (Moore 1956: automata of m and n states that differ, differ on a word of length at
-  most m + n - 2). Where the automata of at most n states can be enumerated within a budget,
-  :func:`idealized_length` finds the exact least N for the task (often below 2n - 2). It applies to
+  most m + n - 2). An exhaustive search of the automata of at most n states (within a budget,
+  :func:`idealized_length`) finds the exact least N for the task (often below 2n - 2). It applies to
   accept tasks and next-character-set tasks with an automaton whose inputs are all words (their
   labels then contain the membership of every word up to N); on an automaton learned from the
   reference it is extrapolated.
@@ -51,8 +51,6 @@ DFA_LEARNER = ("a learner that returns a complete DFA with the fewest states agr
                "of length at most N")
 PROGRAM_LEARNER = ("the idealized learner that returns the simplest C-RASP program agreeing with the task on every "
                    "input of length at most N")
-ENUMERATION_LIMIT = 300_000
-"""The most transition tables :func:`idealized_length` enumerates before it declines."""
 DOMAIN_CHECK = 2_000
 """The most words (all words, shortest first) checked to lie in the task's domain."""
 
@@ -85,58 +83,140 @@ def shortest_difference(first: Dfa, second: Dfa) -> int | None:
     return None
 
 
-def tables_to_enumerate(dfa: Dfa) -> int:
-    """How many transition tables :func:`idealized_length` goes through: m^(m s) for m <= n."""
-    s = len(dfa.symbols)
-    return sum(m ** (m * s) for m in range(1, dfa.n_states + 1))
+SEARCH_LIMIT = 1_000_000
+"""The most choices :func:`idealized_length` tries before it declines."""
 
 
-def idealized_length(dfa: Dfa, limit: int = ENUMERATION_LIMIT) -> int | None:
+def idealized_length(dfa: Dfa, limit: int = SEARCH_LIMIT) -> int | None:
     """The least N from which the DFA learner returns ``dfa``'s language: the longest shortest
     difference between it and any other language of a DFA with at most as many states (None when
-    that needs more than ``limit`` tables).
+    the search needs more than ``limit`` choices).
 
-    For each transition table on m <= n states (start 0) the product with ``dfa`` gives, for every
-    state q of the table, the shortest words reaching q together with an accepting or a rejecting
-    state of ``dfa``; q's acceptance can then be chosen to push the first disagreement as late as
-    possible while keeping one (accepting q disagrees first where ``dfa`` rejects, and vice versa).
+    For N = 2n - 3, 2n - 4, ... it searches for a *rival*: a DFA of at most n states that agrees
+    with ``dfa`` on every word of length at most N and accepts another language; the first N with a
+    rival gives N + 1 (a rival differs from ``dfa`` first beyond N, and none does beyond 2n - 2).
+    The search builds the rival's transitions as the product with ``dfa`` needs them, breadth first
+    (each new state numbered in order of discovery, so no rival is built twice), and an acceptance
+    that contradicts ``dfa`` on a word of length at most N ends a branch.
     """
-    if tables_to_enumerate(dfa) > limit:
-        return None
-    s, best = len(dfa.symbols), 0
-    accepting = [p in dfa.accepting for p in range(dfa.n_states)]
-    for m in range(1, dfa.n_states + 1):
-        for flat in itertools.product(range(m), repeat=m * s):
-            # first[q][a]: depth of the shortest word reaching (p, q) with accepting[p] == a
-            first = [[None, None] for _ in range(m)]
-            start = (dfa.start, 0)
-            seen, frontier, depth = {start}, [start], 0
-            while frontier:
-                following = []
-                for p, q in frontier:
-                    slot = first[q]
-                    if slot[accepting[p]] is None:
-                        slot[accepting[p]] = depth
-                    for k in range(s):
-                        pair = (dfa.table[p][k], flat[q * s + k])
-                        if pair not in seen:
-                            seen.add(pair)
-                            following.append(pair)
-                frontier, depth = following, depth + 1
-            best = max(best, _latest_disagreement(first))
-    return best
+    n = dfa.n_states
+    budget = [limit]
+    for longest in range(dfa_bound(dfa) - 1, -1, -1):
+        found = _rival_agreeing_up_to(dfa, longest, n, budget)
+        if found is None:
+            return None
+        if found is not False:
+            return longest + 1
+    return 0
 
 
-def _latest_disagreement(first: list[list[int | None]]) -> int:
-    """Over the acceptance choices that make the table's language differ from the DFA's, the
-    latest first disagreement. Choosing q accepting disagrees first at ``first[q][False]``."""
-    reached = [slot for slot in first if slot != [None, None]]
-    inf = float("inf")
-    options = [(inf if a is None else a, inf if r is None else r) for r, a in reached]
-    later = [max(o) for o in options]
-    if min(later) < inf:
-        return int(min(later))
-    return int(max(min(o) for o in options))  # one state must take its earlier disagreement
+def _rival_agreeing_up_to(dfa: Dfa, longest: int, n: int, budget: list[int]) -> Dfa | bool | None:
+    """A DFA of at most ``n`` states that agrees with ``dfa`` on every word of length at most
+    ``longest`` and accepts another language; False where there is none (None: ``budget[0]``
+    choices spent)."""
+    symbols, table = len(dfa.symbols), dfa.table
+    wanted = [p in dfa.accepting for p in range(dfa.n_states)]
+    trans: list[list[int | None]] = [[None] * symbols for _ in range(n)]
+    accept: list[bool | None] = [None] * n
+    accept[0] = wanted[dfa.start]
+    queue = [(dfa.start, 0, 0)]  # pairs (state of dfa, state of the rival, depth), breadth first
+    seen = {(dfa.start, 0)}
+
+    def add(pair: tuple[int, int], depth: int, used: int, head: int, k: int) -> Dfa | bool | None:
+        """Continue with ``pair`` reached at ``depth`` (already checked to be consistent)."""
+        fresh = pair not in seen
+        if fresh:
+            seen.add(pair)
+            queue.append((*pair, depth))
+        found = search(head, k, used)
+        if fresh:
+            seen.discard(pair)
+            queue.pop()
+        return found
+
+    def search(head: int, k: int, used: int) -> Dfa | bool | None:
+        while head < len(queue):
+            p, q, depth = queue[head]
+            if depth >= longest or k == symbols:
+                head, k = head + 1, 0
+                continue
+            target = table[p][k]
+            r = trans[q][k]
+            if r is not None:
+                if (target, r) not in seen:
+                    if accept[r] != wanted[target]:
+                        return False
+                    return add((target, r), depth + 1, used, head, k + 1)
+                k += 1
+                continue
+            for r in range(min(used + 1, n)):
+                budget[0] -= 1
+                if budget[0] < 0:
+                    return None
+                new = r == used
+                if not new and (target, r) not in seen and accept[r] != wanted[target]:
+                    continue
+                trans[q][k] = r
+                if new:
+                    accept[r] = wanted[target]
+                found = add((target, r), depth + 1, used + new, head, k + 1)
+                trans[q][k] = None
+                if new:
+                    accept[r] = None
+                if found is not False:
+                    return found
+            return False
+        return _some_completion_differs(dfa, trans, accept, used, n, budget)
+
+    return search(0, 0, 1)
+
+
+def _completed(dfa: Dfa, trans, accept, used: int, moves: dict | None = None) -> Dfa:
+    """The rival with its missing transitions set by ``moves`` ({(state, symbol): target}), the
+    others to state 0."""
+    moves = moves or {}
+    rows = tuple(tuple(moves.get((q, k), trans[q][k] if trans[q][k] is not None else 0) for k in range(len(dfa.symbols)))
+                 for q in range(used))
+    return Dfa(dfa.symbols, 0, frozenset(q for q in range(used) if accept[q]), rows)
+
+
+def _some_completion_differs(dfa: Dfa, trans, accept, used: int, n: int, budget: list[int]) -> Dfa | bool | None:
+    """A completion of the rival (its missing transitions, and a state it has room for) whose
+    language differs from ``dfa``'s; False where every completion accepts ``dfa``'s language."""
+    symbols, table = len(dfa.symbols), dfa.table
+    wanted = [p in dfa.accepting for p in range(dfa.n_states)]
+    pairs, frontier = {(dfa.start, 0)}, [(dfa.start, 0)]
+    open_moves = []
+    while frontier:  # the product as far as the rival's transitions are known
+        p, q = frontier.pop()
+        if accept[q] != wanted[p]:
+            return _completed(dfa, trans, accept, used)
+        for k in range(symbols):
+            r = trans[q][k]
+            if r is None:
+                open_moves.append((table[p][k], q, k))
+            elif (table[p][k], r) not in pairs:
+                pairs.add((table[p][k], r))
+                frontier.append((table[p][k], r))
+    if not open_moves:
+        return False
+    target, q, k = open_moves[0]
+    if used < n:  # a new state, accepting where dfa rejects the word that reaches it (or the reverse)
+        return _completed(dfa, trans, [*accept[:used], not wanted[target]], used + 1, {(q, k): used})
+    for target, q, k in open_moves:
+        for r in range(used):
+            if accept[r] != wanted[target]:
+                return _completed(dfa, trans, accept, used, {(q, k): r})
+    # Every existing state agrees with dfa where a missing move leads: try the completions.
+    holes = sorted({(q, k) for _, q, k in open_moves})
+    for choice in itertools.product(range(used), repeat=len(holes)):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        rival = _completed(dfa, trans, accept, used, dict(zip(holes, choice)))
+        if shortest_difference(dfa, rival) is not None:
+            return rival
+    return False
 
 
 @dataclass(frozen=True)
@@ -215,12 +295,11 @@ def _automaton_findings(task: Task, budget: Budget, context: Context) -> list[Le
     found = [LengthFinding("at_most", dfa_bound(dfa), f"the minimal complete automaton has {n} states ({source}), so "
                            f"inputs up to length 2n - 2 = {dfa_bound(dfa)} suffice{readings}", DFA_LEARNER, strength,
                            CHEN_MA_LI)]
-    least = idealized_length(dfa, limit=ENUMERATION_LIMIT) if len(set(dfas)) == 1 else None
+    least = idealized_length(dfa) if len(set(dfas)) == 1 else None
     if least is not None:
-        found.append(LengthFinding("exact", least, f"every complete DFA of at most {n} states over "
-                                   f"{len(dfa.symbols)} symbols enumerated ({tables_to_enumerate(dfa):,} tables): "
-                                   f"the least length is {least}", DFA_LEARNER, strength,
-                                   "computed from the learner's definition"))
+        found.append(LengthFinding("exact", least, f"an exhaustive search of the DFAs of at most {n} states over "
+                                   f"{len(dfa.symbols)} symbols that agree with the task up to a length: the least "
+                                   f"length is {least}", DFA_LEARNER, strength, "computed from the learner's definition"))
     return found
 
 
@@ -252,4 +331,4 @@ def training_length(task: Task, budget: Budget, context: Context, shallowest: tu
 
 
 __all__ = ["training_length", "TrainingLength", "LengthFinding", "dfa_bound", "idealized_length",
-           "shortest_difference", "tables_to_enumerate", "CHEN_MA_LI", "YANG_BOUNDS"]
+           "shortest_difference", "CHEN_MA_LI", "YANG_BOUNDS"]

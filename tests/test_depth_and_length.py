@@ -27,7 +27,7 @@ from tasks.findings import QUICK
 from tasks.layers import layers
 from tasks.regular import blocks
 from tasks.regular.dfa import Dfa, from_regex, minimize, words
-from tasks.training_length import dfa_bound, idealized_length, shortest_difference, tables_to_enumerate
+from tasks.training_length import dfa_bound, idealized_length, shortest_difference
 from tests.test_cli import crasp
 
 
@@ -175,15 +175,30 @@ def _learner_length_by_enumeration(dfa: Dfa, languages: set[Dfa]) -> int:
 
 
 def test_the_idealized_length_matches_the_learner_enumerated_on_every_small_language():
+    """Every language of at most three states over two symbols (1,054 of them): the search equals
+    the learner run on the words themselves, never exceeds 2n - 2, and reaches it."""
     languages = _languages_up_to(3)
-    small = [d for d in languages if d.n_states <= 2] + [from_regex(r, "ab") for r in ("a*b*", "(ab)*", "(a|b)*ab")]
     worst = {}
-    for dfa in small:
+    for dfa in languages:
         exact = idealized_length(dfa)
         assert exact == _learner_length_by_enumeration(dfa, languages)
         assert exact <= dfa_bound(dfa)  # Chen, Ma & Li / Moore: 2n - 2 suffices
         worst[dfa.n_states] = max(worst.get(dfa.n_states, 0), exact)
-    assert worst[1] == 0 and worst[2] == 2 and worst[3] == 4  # the bound is reached: 2n - 2 is tight here
+    assert len(languages) == 1054 and worst == {1: 0, 2: 2, 3: 4}  # the bound is reached: tight here
+
+
+def test_the_idealized_length_of_larger_automata_is_within_the_bound():
+    for regex, expected in (("a+b+a+", 7), ("(a|b)*abab", 8), ("(ab|ba)*", 4)):
+        dfa = from_regex(regex, "ab")
+        assert idealized_length(dfa) == expected <= dfa_bound(dfa)
+        # the search's rival, checked on words: as few states, right up to expected - 1, wrong after
+        from tasks.training_length import _rival_agreeing_up_to
+
+        rival = _rival_agreeing_up_to(dfa, expected - 1, dfa.n_states, [10**7])
+        assert rival.n_states <= dfa.n_states
+        assert all(rival.accepts(w) == dfa.accepts(w) for w in words("ab", expected - 1))
+        assert any(rival.accepts(w) != dfa.accepts(w) for w in words("ab", expected, min_length=expected))
+        assert _rival_agreeing_up_to(dfa, expected, dfa.n_states, [10**7]) is False
 
 
 def test_shortest_difference_matches_words():
@@ -194,9 +209,9 @@ def test_shortest_difference_matches_words():
     assert shortest_difference(from_regex("(ab)*", "ab"), from_regex("(ab)*(ab)*", "ab")) is None
 
 
-def test_the_enumeration_declines_past_its_limit():
+def test_the_search_declines_past_its_limit():
     big = from_regex("(a|b)*abab", "ab")
-    assert tables_to_enumerate(big) > 1000 and idealized_length(big, limit=1000) is None
+    assert idealized_length(big, limit=50) is None and idealized_length(big) is not None
 
 
 # ---------------------------------------------------------------- layers in the prediction

@@ -13,7 +13,7 @@ import os
 import sys
 
 from . import cache
-from .errors import CraspError, CraspSyntaxError, SourceError, UsageError, unknown_token
+from .errors import CraspError, CraspSyntaxError, SourceError, UsageError, empty_input, unknown_token
 from .version import VERSION
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the command line's fast path
@@ -168,6 +168,8 @@ def cmd_run(args, out, err) -> int:
 
         known = frozenset(plan[0])
         for index, tokens in enumerate(inputs):
+            if not tokens:
+                raise empty_input(index)
             position = None if args.allow_unknown else first_unknown(tokens, known)
             if position is not None:
                 raise unknown_token(index, tokens, position, plan[0])

@@ -144,6 +144,11 @@ def _or_list(items: tuple[str, ...]) -> str:
     return ", ".join(items[:-1]) + " or " + items[-1]
 
 
+def empty_input(index: int) -> InputError:
+    """The error for input ``index`` (0-based) when it has no token."""
+    return InputError(f"input {index + 1} is empty: a program reads its output at the last position")
+
+
 def unknown_token(index: int, tokens, position: int, known) -> InputError:
     """The error for token ``position`` of input ``index`` (both 0-based), which is not among the
     ``known`` tokens (sorted)."""

@@ -22,7 +22,7 @@ import numpy as np
 from . import ast
 from .checker import CheckedProgram, check
 from . import plan as plans
-from .errors import InputError, unknown_token
+from .errors import InputError, empty_input, unknown_token
 from .intsets import IntSet
 from .predicates import PredicateRegistry
 
@@ -85,7 +85,7 @@ def as_batch(inputs: Iterable[Tokens]) -> list[tuple[str, ...]]:
     batch = [as_tokens(item) for item in inputs]
     for index, seq in enumerate(batch):
         if not seq:
-            raise InputError(f"input {index + 1} is empty: a program reads its output at the last position")
+            raise empty_input(index)
     return batch
 
 
@@ -383,7 +383,7 @@ def _run_token_counts(checked: CheckedProgram, plan: plans.Plan, batch: tuple[tu
             counts = {symbol: int(found[ord(symbol)]) for symbol in symbols if ord(symbol) < 256}
             if not allow_unknown and sum(counts.values()) != len(seq):
                 encode([seq], vocabulary, allow_unknown=False, table=table)  # raises, naming the first unknown token
-        accept.append(bool(plans.evaluate(plan, seq, start, full, counts)[index]))
+        accept.append(bool(plans.last_value(plans.evaluate(plan, seq, start, full, counts), full, index)))
     lengths = np.array([len(seq) for seq in batch], dtype=np.int64)
     return RunResult(tokens=batch, lengths=lengths, offsets=offsets, accept=np.array(accept, dtype=bool), next=None)
 
@@ -404,8 +404,7 @@ def _run_plan(checked: CheckedProgram, plan: plans.Plan, batch: tuple[tuple[str,
         rows.append(plans.evaluate(plan, seq, start, full if accepting else None))
     outputs = plan[2]
     if accepting:
-        index = outputs[0]
-        accept = np.array([bool(values[index][-1] if full[index] else values[index]) for values in rows], dtype=bool)
+        accept = np.array([bool(plans.last_value(values, full, outputs[0])) for values in rows], dtype=bool)
         return RunResult(tokens=batch, lengths=lengths, offsets=offsets, accept=accept, next=None)
     next_values = {}
     for token, slot in outputs:

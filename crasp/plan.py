@@ -145,7 +145,6 @@ def _instruction(node, checked: CheckedProgram, args: list[int], ast) -> tuple:
 # ---------------------------------------------------------------- evaluation
 
 
-_LEAVES = ("token", "const", "bool", "periodic")
 _SIMPLE = ("token", "const", "bool")
 """Instructions a last-position count reads without their values at every position."""
 
@@ -153,10 +152,12 @@ _SIMPLE = ("token", "const", "bool")
 def _arguments(instruction: tuple) -> tuple:
     """The instruction indices an instruction reads."""
     op = instruction[0]
-    if op in _LEAVES:
+    if op in (*_SIMPLE, "periodic"):
         return ()
-    if op in ("compare", "scale", "window"):
-        return instruction[2:] if op != "window" else (instruction[1],)
+    if op == "window":
+        return (instruction[1],)
+    if op in ("compare", "scale"):  # an operator or a factor comes first
+        return instruction[2:]
     return instruction[1:]
 
 
@@ -236,6 +237,11 @@ def evaluate(plan: Plan, tokens: Sequence[str], offset: int = 0, full: Sequence[
     return values
 
 
+def last_value(values: list, full: Sequence[bool] | None, index: int):
+    """Instruction ``index``'s value at the last position, from :func:`evaluate`'s ``values``."""
+    return values[index][-1] if full is None or full[index] else values[index]
+
+
 def _last(instruction: tuple, instructions, values: list, full: Sequence[bool], tokens: Sequence[str], offset: int,
           counts: dict[str, int] | None):
     """An instruction's value at the last position, its arguments' values computed before."""
@@ -243,7 +249,7 @@ def _last(instruction: tuple, instructions, values: list, full: Sequence[bool], 
     op = instruction[0]
 
     def last(index: int):
-        return values[index][-1] if full[index] else values[index]
+        return last_value(values, full, index)
 
     if op == "token":
         return tokens[-1] == instruction[1]
@@ -319,11 +325,8 @@ def verdict(plan: Plan, tokens: Sequence[str], offset: int = 0) -> str:
     token t whose next(t) holds (``?`` where none or several do)."""
     outputs = plan[2]
     if is_acceptance(plan):
-        if not tokens:
-            return "accept" if evaluate(plan, tokens, offset)[outputs[0]][-1:] == [True] else "reject"
         full = demand(plan)
-        value = evaluate(plan, tokens, offset, full)[outputs[0]]
-        return "accept" if (value[-1] if full[outputs[0]] else value) else "reject"
+        return "accept" if last_value(evaluate(plan, tokens, offset, full), full, outputs[0]) else "reject"
     values = evaluate(plan, tokens, offset)
     names = [token for token, _ in outputs]
     columns = [values[index] for _, index in outputs]

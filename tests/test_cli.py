@@ -78,6 +78,9 @@ def test_missing_program_and_empty_input(monkeypatch):
     assert status == 1 and "no program file 'no_such_program.cr'" in err
     status, _, err = crasp("run", DYCK, stdin="\n", monkeypatch=monkeypatch)
     assert status == 1 and "no input" in err
+    for options in ((), ("--allow-unknown",), ("--trace", "-")):  # the plan's path and the interpreter's
+        status, out, err = crasp("run", *options, DYCK, " ")
+        assert status == 1 and "input 1 is empty" in err and "accept" not in out and "reject" not in out
 
 
 def test_check_summarises_programs():

@@ -43,27 +43,16 @@ from crasp import builder as b
 from crasp.ast import Program
 
 from . import automata
-from .regular.blocks import alternation
+from .regular.blocks import LETTERS, YANG_CADILHAC_CHIANG, alternation, at_least_blocks, block_letter, block_table
 from .types import BOS, EOS, INVALID, Dataset, Format, Labels, Task, TaskError
 
-YANG_CADILHAC_CHIANG = ("Yang, Cadilhac & Chiang, Knee-Deep in C-RASP: A Transformer Depth Hierarchy, NeurIPS 2025 "
-                        "(arXiv 2506.16055); code github pentagonalize/CRASP_depth")
-LETTERS = ("a", "b")
+REFERENCE = f"{YANG_CADILHAC_CHIANG}; code github pentagonalize/CRASP_depth"
 KS = tuple(range(3, 13))
 """The languages of the paper's experiment, L_3 to L_12."""
 TRAIN = 50
 """The longest training length: the suite trains on the authors' shortest data bin (lengths k to 50)."""
 BINS = ((TRAIN + 1, 100), (101, 150))
 """The test bins beyond training (the authors' data bins of 50 lengths)."""
-
-
-def block_letter(m: int) -> str:
-    """The letter of block m (1-based): a for odd m, b for even.
-
-    >>> block_letter(1), block_letter(2), block_letter(3)
-    ('a', 'b', 'a')
-    """
-    return LETTERS[(m - 1) % 2]
 
 
 def blocks(word) -> int:
@@ -82,11 +71,8 @@ def is_prefix(word, k: int) -> bool:
 
 
 def automaton(k: int) -> automata.Dfa:
-    """The partial DFA of L_k: state j is "j blocks read"; the start state reads only an a."""
-    table = {0: {"a": 1}}
-    for j in range(1, k + 1):
-        table[j] = {block_letter(j): j, **({block_letter(j + 1): j + 1} if j < k else {})}
-    return automata.from_table(LETTERS, 0, {k}, table)
+    """The partial DFA of L_k (its next-character sets): state j is "j blocks read"."""
+    return automata.from_table(LETTERS, 0, {k}, block_table(k))
 
 
 def membership_label(target: frozenset) -> bool:
@@ -154,10 +140,8 @@ def alternating_blocks(k: int) -> Program:
         raise TaskError(f"L_k needs k >= 1, not {k}")
     pb = b.ProgramBuilder(source=f"<L_{k}: {k} alternating blocks>")
     pb.alphabet([BOS])
-    at_least = b.lift(True)  # T_1: every non-empty prefix of the domain has a block
-    for m in range(2, k):
-        at_least = pb.let(f"At_least_{m}", b.count(b.tok(block_letter(m)) & at_least) >= 1)
-    member = pb.let("Member", b.tok(block_letter(k)) & at_least if k > 1 else b.tok("a"))
+    at_least = at_least_blocks(pb, k - 1)  # every prefix of the domain starts with a
+    member = pb.let("Member", b.tok(block_letter(k)) & at_least[k - 1] if k > 1 else b.tok("a"))
     pb.next("a", b.tok(BOS) | b.tok("a") | (b.tok("b") & ~member))
     pb.next("b", b.tok("b") | (b.tok("a") & ~member))
     pb.next(EOS, member)
@@ -189,7 +173,7 @@ def depth_language(k: int) -> Task:
         programs={"ape": program, "nope": program},
         description=f"L_{k}: {k} alternating non-empty blocks a+b+a+..., the label of every prefix "
                     "(next-character sets)",
-        reference=YANG_CADILHAC_CHIANG,
+        reference=REFERENCE,
         sample_window=window(k),
         dataset=Dataset(1_600, 2_000, unique=False, epochs=10),
         aliases=(f"L_{k}", f"l{k}"),
@@ -203,4 +187,4 @@ def builtin_tasks() -> list[Task]:
 
 
 __all__ = ["depth_language", "alternating_blocks", "automaton", "builtin_tasks", "in_language", "is_prefix",
-           "membership_label", "blocks", "prefixes", "word", "KS", "YANG_CADILHAC_CHIANG"]
+           "membership_label", "blocks", "prefixes", "word", "KS", "REFERENCE"]

@@ -55,11 +55,11 @@ from crasp.errors import CraspError
 from .evidence import programs as program_evidence
 from .evidence.context import Context
 from .findings import Budget, Strength, scheme_named
+from .regular.blocks import YANG_CADILHAC_CHIANG
 from .types import Format, Task
 
-YANG_CADILHAC_CHIANG = ("Yang, Cadilhac & Chiang, Knee-Deep in C-RASP: A Transformer Depth Hierarchy, NeurIPS 2025 "
-                        "(arXiv 2506.16055), the depth hierarchy theorem and its corollary for the prediction task "
-                        "(theorem numbers not read)")
+HIERARCHY = (f"{YANG_CADILHAC_CHIANG}, the depth hierarchy theorem and its corollary for the prediction task "
+             "(theorem numbers not read)")
 EQUIVALENCE = ("Yang, Cadilhac & Chiang 2025 (arXiv 2506.16055): fixed-precision transformers that round outside "
                "attention are equivalent to C-RASP, and the equivalence preserves depth")
 DOMAIN_CHECK = 10
@@ -246,7 +246,7 @@ def _lower(task: Task, scheme: str, budget: Budget, context: Context) -> list[La
             found.append(LayerFinding(
                 scheme, "at_least", k, f"on inputs over {{{x}, {y}}} the task is L_{k} ({source}), and no NoPE "
                 f"transformer of fixed precision (rounding outside attention) with fewer than {k} layers recognizes L_{k} (L_{{j+1}} needs more than j layers)",
-                strength, YANG_CADILHAC_CHIANG))
+                strength, HIERARCHY))
     predicted = blocks.predicts(dfa)
     if predicted and predicted[0] >= 3:
         k, x, y = predicted
@@ -255,7 +255,7 @@ def _lower(task: Task, scheme: str, budget: Budget, context: Context) -> list[La
                 scheme, "at_least", k - 2, f"on every prefix of a word of L_{k} over {{{x}, {y}}} the task says "
                 f"whether the prefix is in L_{k} ({source}), and no NoPE transformer of fixed precision (rounding "
                 f"outside attention) with fewer than {k - 2} layers solves L_{k}'s prediction problem (L_{{j+3}} needs more than j + 1 layers)",
-                strength, YANG_CADILHAC_CHIANG))
+                strength, HIERARCHY))
     if not found:
         return [LayerFinding(scheme, "none", None, "no published lower bound applies: the task's language is none "
                              "of the depth hierarchy's L_k on two of its symbols", None)]
@@ -300,4 +300,4 @@ def layers(task: Task, schemes=("ape", "nope"), budget: Budget | None = None, co
     return Layers({scheme: scheme_layers(task, scheme, budget, context) for scheme in schemes})
 
 
-__all__ = ["layers", "shallowest_program", "search_shallower", "Layers", "SchemeLayers", "LayerFinding", "YANG_CADILHAC_CHIANG"]
+__all__ = ["layers", "shallowest_program", "search_shallower", "Layers", "SchemeLayers", "LayerFinding", "HIERARCHY"]

@@ -33,10 +33,26 @@ from ..types import BOS
 from .dfa import Dfa, from_table, minimize
 
 LETTERS = ("a", "b")
+YANG_CADILHAC_CHIANG = ("Yang, Cadilhac & Chiang, Knee-Deep in C-RASP: A Transformer Depth Hierarchy, NeurIPS 2025 "
+                        "(arXiv 2506.16055)")
 
 
 def block_letter(m: int) -> str:
+    """The letter of block m (1-based): a for odd m, b for even.
+
+    >>> block_letter(1), block_letter(2), block_letter(3)
+    ('a', 'b', 'a')
+    """
     return LETTERS[(m - 1) % 2]
+
+
+def block_table(k: int) -> dict[int, dict[str, int]]:
+    """The partial transitions of L_k's automaton: state j is "j blocks read", 0 the start (which
+    reads only an a); a missing transition leaves the prefixes of L_k's words."""
+    table = {0: {"a": 1}}
+    for j in range(1, k + 1):
+        table[j] = {block_letter(j): j, **({block_letter(j + 1): j + 1} if j < k else {})}
+    return table
 
 
 def alternation(k: int) -> Dfa:
@@ -45,18 +61,24 @@ def alternation(k: int) -> Dfa:
     >>> alternation(3).accepts("aabba"), alternation(3).accepts("abab"), alternation(3).n_states
     (True, False, 5)
     """
-    table = {0: {"a": 1}}
-    for j in range(1, k + 1):
-        table[j] = {block_letter(j): j, **({block_letter(j + 1): j + 1} if j < k else {})}
-    return from_table(LETTERS, 0, {k}, table)
+    return from_table(LETTERS, 0, {k}, block_table(k))
 
 
 def prefixes_of_alternation(k: int) -> Dfa:
     """The minimal DFA of Pref(L_k): the empty word and words starting with a of at most k blocks."""
-    table = {0: {"a": 1}}
-    for j in range(1, k + 1):
-        table[j] = {block_letter(j): j, **({block_letter(j + 1): j + 1} if j < k else {})}
-    return from_table(LETTERS, 0, set(range(k + 1)), table)
+    return from_table(LETTERS, 0, set(range(k + 1)), block_table(k))
+
+
+def at_least_blocks(pb: b.ProgramBuilder, top: int, x: str = "a", y: str = "b") -> dict[int, b.Expr]:
+    """Definitions T_2 .. T_top in ``pb``: on a word that starts with x (for a; y for b), T_m says
+    the prefix has at least m blocks. T_1 is true and T_{m+1} = #[letter of block m+1 and T_m] >= 1
+    (count depth m - 1): a prefix of at least m blocks whose current letter is that of block m + 1
+    has at least m + 1. The result maps m to T_m, 1 included."""
+    letter = {"a": x, "b": y}
+    found = {1: b.lift(True)}
+    for m in range(2, top + 1):
+        found[m] = pb.let(f"At_least_{m}", b.count(b.tok(letter[block_letter(m)]) & found[m - 1]) >= 1)
+    return found
 
 
 def restricted(dfa: Dfa, x: str, y: str) -> Dfa:
@@ -95,16 +117,11 @@ def recognizer(k: int, x: str = "a", y: str = "b", end: str | None = None) -> Pr
     """
     if k < 1:
         raise ValueError(f"L_k needs k >= 1, not {k}")
-    letter = {"a": x, "b": y}
     pb = b.ProgramBuilder(source=f"<L_{k} over {x} {y}: {k} alternating blocks>")
     pb.alphabet([x, y, BOS, *([end] if end else [])])
     starts = pb.let("Starts_right", b.count(b.tok(y) & (b.count(b.tok(x)) == 0)) == 0)
-    at_least = b.lift(True)  # T_1
-    for m in range(2, k + 2):
-        at_least = pb.let(f"At_least_{m}", b.count(b.tok(letter[block_letter(m)]) & at_least) >= 1)
-        if m == k:
-            exactly_k = at_least
-    member = starts & (exactly_k if k > 1 else b.count(b.tok(x)) >= 1) & ~at_least
+    at_least = at_least_blocks(pb, k + 1, x, y)
+    member = starts & (at_least[k] if k > 1 else b.count(b.tok(x)) >= 1) & ~at_least[k + 1]
     pb.accept((b.tok(end) & member) if end else member)
     return pb.build()
 
@@ -141,4 +158,4 @@ def predicts(dfa: Dfa) -> tuple[int, str, str] | None:
 
 
 __all__ = ["alternation", "prefixes_of_alternation", "restricted", "intersection", "recognizes", "predicts",
-           "recognizer"]
+           "recognizer", "at_least_blocks", "block_letter", "block_table", "LETTERS", "YANG_CADILHAC_CHIANG"]

@@ -47,7 +47,6 @@ True
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from dataclasses import dataclass
 
 from crasp.errors import CraspError
@@ -163,7 +162,6 @@ def _upper(task: Task, scheme: str, budget: Budget, context: Context) -> tuple[l
     best, findings = None, []
     shallowest = min(c.checked.info.depth for c in candidates)
     for candidate in candidates:
-        strength = Strength.VERIFIED if candidate.report.reaches_constants else Strength.EXTRAPOLATED
         count_depth = candidate.checked.info.depth
         try:
             depth = model_depth(candidate.checked)
@@ -173,10 +171,11 @@ def _upper(task: Task, scheme: str, budget: Budget, context: Context) -> tuple[l
             continue
         key = (depth.layers, depth.attention_layers, count_depth)
         if best is None or key < best[0]:
-            best = (key, candidate, strength)
+            best = (key, candidate)
     if best is None:
         return findings, None
-    (layers, attention, count_depth), candidate, strength = best
+    (layers, attention, count_depth), candidate = best
+    strength = Strength.VERIFIED if candidate.report.reaches_constants else Strength.EXTRAPOLATED
     findings.insert(0, LayerFinding(
         scheme, "at_most", layers,
         f"{candidate.origin} compiles to a Limit Transformer of {layers} layers, {attention} of them with attention "
@@ -209,19 +208,10 @@ def search_shallower(task: Task, schemes, budget: Budget, context: Context) -> N
 # ---------------------------------------------------------------- lower bounds
 
 
-def _domain_holds(task: Task, words) -> bool:
-    try:
-        return all(task.valid(w) for w in words)
-    except Exception:  # noqa: BLE001 - a user's domain test that fails on a word: not in the domain
-        return False
-
-
-def _renamed_words(x: str, y: str, k: int | None, longest: int):
-    """Every word over {x, y} up to ``longest`` (k None), or every prefix of a word of L_k renamed."""
+def _renamed_prefixes(x: str, y: str, k: int, longest: int):
+    """Every prefix of a word of L_k up to ``longest`` symbols, with a, b renamed x, y."""
     from .depth_languages import prefixes
 
-    if k is None:
-        return (w for n in range(longest + 1) for w in itertools.product((x, y), repeat=n))
     rename = {"a": x, "b": y}
     return (tuple(rename[c] for c in w) for w in prefixes(k, longest))
 
@@ -229,6 +219,7 @@ def _renamed_words(x: str, y: str, k: int | None, longest: int):
 def _lower(task: Task, scheme: str, budget: Budget, context: Context) -> list[LayerFinding]:
     from .evidence import regular
     from .regular import blocks
+    from .regular.dfa import words
 
     if not scheme_named(scheme).plain_only:
         return []
@@ -242,19 +233,21 @@ def _lower(task: Task, scheme: str, budget: Budget, context: Context) -> list[La
     recognized = blocks.recognizes(dfa)  # a next-set task's <eos> at the last symbol is membership too
     if recognized and recognized[0] >= 2:
         k, x, y = recognized
-        if _domain_holds(task, _renamed_words(x, y, None, DOMAIN_CHECK)):
+        if regular.inputs_include(task, words((x, y), DOMAIN_CHECK)):
             found.append(LayerFinding(
                 scheme, "at_least", k, f"on inputs over {{{x}, {y}}} the task is L_{k} ({source}), and no NoPE "
-                f"transformer of fixed precision (rounding outside attention) with fewer than {k} layers recognizes L_{k} (L_{{j+1}} needs more than j layers)",
+                f"transformer of fixed precision (rounding outside attention) with fewer than {k} layers recognizes "
+                f"L_{k} (L_{{j+1}} needs more than j layers)",
                 strength, HIERARCHY))
     predicted = blocks.predicts(dfa)
     if predicted and predicted[0] >= 3:
         k, x, y = predicted
-        if _domain_holds(task, _renamed_words(x, y, k, DOMAIN_CHECK)):
+        if regular.inputs_include(task, _renamed_prefixes(x, y, k, DOMAIN_CHECK)):
             found.append(LayerFinding(
                 scheme, "at_least", k - 2, f"on every prefix of a word of L_{k} over {{{x}, {y}}} the task says "
                 f"whether the prefix is in L_{k} ({source}), and no NoPE transformer of fixed precision (rounding "
-                f"outside attention) with fewer than {k - 2} layers solves L_{k}'s prediction problem (L_{{j+3}} needs more than j + 1 layers)",
+                f"outside attention) with fewer than {k - 2} layers solves L_{k}'s prediction problem (L_{{j+3}} needs "
+                "more than j + 1 layers)",
                 strength, HIERARCHY))
     if not found:
         return [LayerFinding(scheme, "none", None, "no published lower bound applies: the task's language is none "
@@ -273,7 +266,6 @@ def shallowest_program(task: Task, budget: Budget, context: Context) -> tuple[in
         return min(c.checked.info.depth for c in plain), True
     found = _passed_programs(task, "ape", budget, context)
     return (min(c.checked.info.depth for c in found), False) if found else None
-
 
 
 def scheme_layers(task: Task, scheme: str, budget: Budget, context: Context) -> SchemeLayers:
@@ -300,4 +292,5 @@ def layers(task: Task, schemes=("ape", "nope"), budget: Budget | None = None, co
     return Layers({scheme: scheme_layers(task, scheme, budget, context) for scheme in schemes})
 
 
-__all__ = ["layers", "shallowest_program", "search_shallower", "Layers", "SchemeLayers", "LayerFinding", "HIERARCHY"]
+__all__ = ["layers", "shallowest_program", "search_shallower", "Layers", "SchemeLayers", "LayerFinding",
+           "HIERARCHY"]

@@ -199,7 +199,8 @@ def predict(task: Task, *, schemes: Iterable[str] | None = None, programs: Itera
     if synthesis:
         layer_bounds.search_shallower(task, wanted, budget, context)
     depth = layer_bounds.layers(task, wanted, budget, context)
-    length = length_bounds.training_length(task, budget, context, layer_bounds.shallowest_program(task, budget, context))
+    shallowest = layer_bounds.shallowest_program(task, budget, context)
+    length = length_bounds.training_length(task, budget, context, shallowest)
     return Prediction(task.name, task.family, verdicts, task.labels, communication, rejected, budget, depth, length)
 
 

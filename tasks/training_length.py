@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from .evidence.context import Context
 from .findings import Budget, Strength
-from .regular.dfa import Dfa
+from .regular.dfa import Dfa, words
 from .types import Format, Task
 
 CHEN_MA_LI = ("Chen, Ma & Li, Non-Asymptotic Length Generalization, ICML 2025 (arXiv 2506.03085), abstract: the "
@@ -175,8 +175,10 @@ def _completed(dfa: Dfa, trans, accept, used: int, moves: dict | None = None) ->
     """The rival with its missing transitions set by ``moves`` ({(state, symbol): target}), the
     others to state 0."""
     moves = moves or {}
-    rows = tuple(tuple(moves.get((q, k), trans[q][k] if trans[q][k] is not None else 0) for k in range(len(dfa.symbols)))
-                 for q in range(used))
+    def target(q: int, k: int) -> int:
+        return moves.get((q, k), trans[q][k] if trans[q][k] is not None else 0)
+
+    rows = tuple(tuple(target(q, k) for k in range(len(dfa.symbols))) for q in range(used))
     return Dfa(dfa.symbols, 0, frozenset(q for q in range(used) if accept[q]), rows)
 
 
@@ -266,14 +268,6 @@ class TrainingLength:
                 f"{f.citation})" for f in self.findings]
 
 
-def _all_words_valid(task: Task) -> bool:
-    every = (w for n in itertools.count() for w in itertools.product(task.symbols, repeat=n))
-    try:
-        return all(task.valid(w) for w in itertools.islice(every, DOMAIN_CHECK))
-    except Exception:  # noqa: BLE001 - a user's domain test that fails on a word: not in the domain
-        return False
-
-
 def _automaton_findings(task: Task, budget: Budget, context: Context) -> list[LengthFinding]:
     from .evidence import regular
 
@@ -282,7 +276,8 @@ def _automaton_findings(task: Task, budget: Budget, context: Context) -> list[Le
         return [LengthFinding("note", None, f"the finite-automaton bound does not apply: {language}", DFA_LEARNER,
                               None, CHEN_MA_LI)]
     dfas, exact = language
-    if task.format is Format.NEXT_SET and not _all_words_valid(task):
+    if task.format is Format.NEXT_SET and not regular.inputs_include(
+            task, itertools.islice(words(task.symbols, DOMAIN_CHECK), DOMAIN_CHECK)):
         return [LengthFinding("note", None, "the finite-automaton bound assumes every word up to N is labelled; this "
                               "task's inputs are only some words (e.g. prefixes of its language's words)",
                               DFA_LEARNER, None, CHEN_MA_LI)]
@@ -299,7 +294,8 @@ def _automaton_findings(task: Task, budget: Budget, context: Context) -> list[Le
     if least is not None:
         found.append(LengthFinding("exact", least, f"an exhaustive search of the DFAs of at most {n} states over "
                                    f"{len(dfa.symbols)} symbols that agree with the task up to a length: the least "
-                                   f"length is {least}", DFA_LEARNER, strength, "computed from the learner's definition"))
+                                   f"length is {least}", DFA_LEARNER, strength,
+                                   "computed from the learner's definition"))
     return found
 
 
@@ -323,7 +319,8 @@ def _program_findings(task: Task, count_depth: int | None, plain: bool) -> list[
                           CHEN_ONE_LAYER)]
 
 
-def training_length(task: Task, budget: Budget, context: Context, shallowest: tuple[int, bool] | None) -> TrainingLength:
+def training_length(task: Task, budget: Budget, context: Context,
+                    shallowest: tuple[int, bool] | None) -> TrainingLength:
     """The findings for ``task``: ``shallowest`` is (count depth, plain) of the shallowest verified
     program (None: none)."""
     depth, plain = shallowest if shallowest is not None else (None, False)

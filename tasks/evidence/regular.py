@@ -154,6 +154,15 @@ def automata(task: Task, budget: Budget, context: Context) -> Automata | str:
     return context.once(("automata", budget), compute)
 
 
+def inputs_include(task: Task, words) -> bool:
+    """Whether every word of ``words`` is an input of ``task`` (its ``valid``); a ``valid`` that
+    fails on a word excludes it."""
+    try:
+        return all(task.valid(tuple(w)) for w in words)
+    except Exception:  # noqa: BLE001 - a user's domain test that fails on a word: not in the domain
+        return False
+
+
 def language_of(task: Task, budget: Budget, context: Context):
     """(dfas, exact): the language of an accept task (the words it accepts) or of a
     next-character-set task with an automaton (the words at which ``<eos>`` is legal); ``exact``

@@ -105,11 +105,10 @@ def _with_bars(err, work):
 def _experiment(args, out, err) -> int:
     """``crasp validate --experiment depth|training-length``: train its runs, write its report."""
     from .config import ValidationError
-    from .depth import EXPERIMENTS, run
+    from .depth import experiment, run
     from .store import Store
 
-    if args.experiment not in EXPERIMENTS:
-        raise ValidationError(f"experiment {args.experiment!r}: expected one of {', '.join(EXPERIMENTS)}")
+    experiment(args.experiment)  # an unknown name is refused before the store is created
     if args.tasks or args.family or args.variant or args.grid or args.executor != "sequential" or args.preset != "cpu":
         raise ValidationError("--experiment brings its own tasks, models, variant and CPU-scale protocol: give none "
                               "of TASK, --family, --variant, --grid, --preset or --executor with it")

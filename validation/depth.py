@@ -33,8 +33,6 @@ from .protocol import Plan, Preset
 from .store import Store
 from .sweep import Progress, Validation, validate
 
-EXPERIMENTS = ("depth", "training-length")
-
 KS = (3, 4, 5, 6)
 DEPTHS = (1, 2, 3, 4)
 SEEDS = 3
@@ -72,6 +70,10 @@ class DepthCell:
     def task(self) -> str:
         return f"L{self.k}"
 
+    @property
+    def label(self) -> str:
+        return f"{self.task} {self.depth} layers"
+
     def plan(self) -> Plan:
         return Plan(registry.get(self.task), ModelConfig(self.depth, 1, DEPTH_WIDTH), DEPTH_TRAIN,
                     f"depth experiment: {self.depth} layers, one head, width {DEPTH_WIDTH}")
@@ -84,9 +86,13 @@ class LengthRun:
     task: str
     longest: int
 
+    @property
+    def label(self) -> str:
+        return f"{self.task} N={self.longest}"
+
     def plan(self) -> Plan:
         task = registry.get(self.task)
-        low = max(0, task.min_length)
+        low = task.min_length
         shortened = dataclasses.replace(task, train_range=(low, self.longest), bins=((low, self.longest), LONG_BIN))
         return Plan(shortened, LENGTH_MODEL, LENGTH_TRAIN,
                     f"training-length experiment: inputs of at most {self.longest} symbols")
@@ -98,6 +104,30 @@ def depth_cells(ks=KS, depths=DEPTHS) -> list[DepthCell]:
 
 def length_runs(names=LENGTH_TASKS, longest=LONGEST) -> list[LengthRun]:
     return [LengthRun(name, n) for name in names for n in longest]
+
+
+def _write_depth(cells, results, out: Path) -> Path:
+    from .depth_report import write_depth
+
+    return write_depth(cells, results, out)
+
+
+def _write_length(runs, results, out: Path) -> Path:
+    from .depth_report import write_length
+
+    return write_length(runs, results, out)
+
+
+EXPERIMENTS = {"depth": (depth_cells, _write_depth), "training-length": (length_runs, _write_length)}
+"""Each experiment's runs and its report (matplotlib is imported only to write one)."""
+
+
+def experiment(name: str):
+    """(the runs, the report writer) of experiment ``name``; an unknown name is refused."""
+    try:
+        return EXPERIMENTS[name]
+    except KeyError:
+        raise ValidationError(f"experiment {name!r}: expected one of {', '.join(EXPERIMENTS)}") from None
 
 
 @dataclass(frozen=True)
@@ -113,22 +143,12 @@ class Outcome:
 def run(name: str, *, store: Store, out: str | Path | None = None, device: str = "cpu", seeds: int | None = None,
         progress: Callable[[str], Progress | None] = lambda label: None, cells: tuple | None = None) -> Outcome:
     """Train (or find in ``store``) every run of experiment ``name`` and write its report to ``out``."""
-    if name not in EXPERIMENTS:
-        raise ValidationError(f"experiment {name!r}: expected one of {', '.join(EXPERIMENTS)}")
-    chosen = cells if cells is not None else tuple(depth_cells() if name == "depth" else length_runs())
-    results = []
-    for cell in chosen:
-        plan = cell.plan()
-        label = f"{cell.task} {plan.model.label}" + (f" N={cell.longest}" if isinstance(cell, LengthRun) else "")
-        results.append(validate(cell.task, EVERY_SEED, VARIANT, store=store, seeds=seeds, device=device,
-                                progress=progress(label), plan=plan))
-    report = None
-    if out is not None:
-        from . import depth_report
-
-        writer = depth_report.write_depth if name == "depth" else depth_report.write_length
-        report = writer(tuple(chosen), tuple(results), Path(out))
-    return Outcome(name, tuple(chosen), tuple(results), report)
+    runs, write = experiment(name)
+    chosen = cells if cells is not None else tuple(runs())
+    results = tuple(validate(cell.task, EVERY_SEED, VARIANT, store=store, seeds=seeds, device=device,
+                             progress=progress(cell.label), plan=cell.plan()) for cell in chosen)
+    report = write(tuple(chosen), results, Path(out)) if out is not None else None
+    return Outcome(name, tuple(chosen), results, report)
 
 
-__all__ = ["EXPERIMENTS", "DepthCell", "LengthRun", "depth_cells", "length_runs", "run", "Outcome"]
+__all__ = ["EXPERIMENTS", "experiment", "DepthCell", "LengthRun", "depth_cells", "length_runs", "run", "Outcome"]

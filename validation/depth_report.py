@@ -154,7 +154,8 @@ def plot_depth(rows: Sequence[DepthRow], path: Path) -> Path:
     axes.set_xticks(range(len(depths)), [str(d) for d in depths])
     axes.set_yticks(range(len(ks)), [f"L{k}" for k in ks])
     axes.set(xlabel="layers", ylabel="language",
-             title=f"NoPE accuracy on lengths {_bin(rows[0].bins[-1])}\nred: predicted minimum depth (left of it: cannot)")
+             title=f"NoPE accuracy on lengths {_bin(rows[0].bins[-1])}\n"
+                   "red: predicted minimum depth (left of it: cannot)")
     axes.title.set_fontsize(9)
     figure.colorbar(image, ax=axes, fraction=0.05)
     return save(figure, path)

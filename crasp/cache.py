@@ -35,7 +35,7 @@ from .version import VERSION
 
 MAGIC = b"crasp-cache\x01"
 _DIGEST = 16
-_FILES = ("grammar.lark", "parser.py", "ast.py", "checker.py", "predicates.py", "intsets.py", "limits.py",
+_FILES = ("grammar.lark", "parser.py", "lalr.py", "ast.py", "checker.py", "predicates.py", "intsets.py", "limits.py",
           "plan.py", "printer.py", "cache.py", "version.py")
 """The modules that decide what an entry holds: a change to any of them (an edited source tree)
 gives every entry a new name."""

@@ -10,15 +10,15 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from lark import Lark, Token, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
-from lark.visitors import Transformer_NonRecursive
-
-from . import ast, cache
+from . import ast, cache, lalr
 from .errors import CraspSyntaxError, SortError, SourceError
 from .intsets import IntSet
 from .limits import MAX_LITERAL, MAX_NESTING, TOO_DEEP, ensure_stack
+
+if TYPE_CHECKING:
+    from lark import Token
 
 _TERMINAL_NAMES = {
     "NAME": "a name",
@@ -29,13 +29,21 @@ _TERMINAL_NAMES = {
     "IMPORT": "'#import'",
     "$END": "end of input",
 }
+_GRAMMAR = os.path.join(os.path.dirname(__file__), "grammar.lark")
 
 
 @functools.cache
-def _lark() -> Lark:
-    with open(os.path.join(os.path.dirname(__file__), "grammar.lark"), encoding="utf-8") as file:
-        grammar = file.read()
-    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True, cache=_grammar_cache())
+def _grammar() -> str:
+    with open(_GRAMMAR, encoding="utf-8") as file:
+        return file.read()
+
+
+@functools.cache
+def _lark():
+    from lark import Lark
+
+    return Lark(_grammar(), parser="lalr", propagate_positions=True, maybe_placeholders=True,
+                cache=_grammar_cache())
 
 
 def _grammar_cache() -> str | bool:
@@ -51,31 +59,80 @@ def _grammar_cache() -> str | bool:
     return os.path.join(folder, "grammar.lark-tables") if os.access(folder, os.W_OK) else False
 
 
+def _tables() -> tuple | None:
+    """The grammar's parser as plain data for :mod:`crasp.lalr`, from the cache (built with Lark
+    and kept there on first use); None when the cache is off, or Lark's parser cannot be exported."""
+    return None if cache.disabled() else _cached_tables()
+
+
+@functools.cache
+def _cached_tables() -> tuple | None:
+    tables = cache.load("lalr", _grammar())
+    if tables is None:
+        try:
+            tables = lalr.export(_lark())
+        except lalr.Unsupported:
+            tables = ()
+        cache.store("lalr", _grammar(), tables)
+    return tables or None
+
+
 def parse(text: str, source: str = "<program>") -> ast.Program:
     """Parse program ``text``; ``source`` names it in error messages.
 
     Raises :class:`~crasp.errors.CraspSyntaxError` (or a static error for non-linear arithmetic
     and malformed positional syntax) carrying file, line, column and what was expected; a program
     nested deeper than :data:`~crasp.limits.MAX_NESTING` is refused where it passes the limit.
+    A well-formed program is parsed by :mod:`crasp.lalr` on the grammar's tables, without
+    importing Lark; Lark parses the others, and its errors are the ones reported.
     """
     ensure_stack()
-    try:
-        tree = _lark().parse(text)
-    except UnexpectedInput as error:
-        raise _syntax_error(error, text, source) from None
-    try:
-        statements = _ToAst().transform(tree)  # without recursion: any depth is built, then measured
-    except VisitError as error:
-        inner = error.orig_exc
-        if isinstance(inner, SourceError):
-            raise type(inner)(inner.message, inner.loc, source=source, text=text) from None
-        raise
+    statements = _parse_without_lark(text)
+    if statements is None:
+        statements = _parse_with_lark(text, source)
     program = ast.Program(tuple(statements), source=source, comments=_comments(text), text=text)
     found = ast.deeper_than(program, MAX_NESTING)
     if found is not None:
         node, statement = found
         raise CraspSyntaxError(TOO_DEEP, node.loc or statement.loc, source=source, text=text)
     return program
+
+
+def _parse_without_lark(text: str) -> list | None:
+    tables = _tables()
+    if tables is None:
+        return None
+    try:
+        return lalr.parse(tables, text, _SPAN_BUILDERS)
+    except lalr.NotParsed:
+        return None
+
+
+def _parse_with_lark(text: str, source: str) -> list:
+    from lark.exceptions import UnexpectedInput
+
+    try:
+        tree = _lark().parse(text)
+    except UnexpectedInput as error:
+        raise _syntax_error(error, text, source) from None
+    try:
+        return _to_ast().transform(tree)  # without recursion: any depth is built, then measured
+    except SourceError as error:  # a builder's (Lark calls __default__ without wrapping its errors)
+        raise type(error)(error.message, error.loc, source=source, text=text) from None
+
+
+@functools.cache
+def _to_ast():
+    """A Lark transformer from the parse tree to the AST, by :data:`BUILDERS`."""
+    from lark import Tree
+    from lark.visitors import Transformer_NonRecursive
+
+    class ToAst(Transformer_NonRecursive):
+        def __default__(self, data, children, meta):
+            build = BUILDERS.get(data)
+            return build(_loc(meta), children) if build is not None else Tree(data, children, meta)
+
+    return ToAst()
 
 
 def parse_file(path: str | Path) -> ast.Program:
@@ -112,7 +169,9 @@ def _describe_token(token: Token) -> str:
     return repr(str(token.value))
 
 
-def _syntax_error(error: UnexpectedInput, text: str, source: str) -> CraspSyntaxError:
+def _syntax_error(error, text: str, source: str) -> CraspSyntaxError:
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
     if isinstance(error, UnexpectedCharacters):
         char = text[error.pos_in_stream]
         loc = ast.Loc(error.line, error.column, error.line, error.column + 1)
@@ -229,124 +288,191 @@ def _require_position_names(names: list[Token], expected: list[str], what: str) 
             )
 
 
-@v_args(meta=True)
-class _ToAst(Transformer_NonRecursive):
-    def start(self, meta, children):
-        return children
+def _build_start(loc, children):
+    return children
 
-    def import_stmt(self, meta, children):
-        return ast.Import(children[1].value, _loc(meta))
 
-    def alphabet_stmt(self, meta, children):
-        return ast.Alphabet(frozenset(unquote(c.value) for c in children if c is not None), _loc(meta))
+def _build_import_stmt(loc, children):
+    return ast.Import(children[1].value, loc)
 
-    def definition(self, meta, children):
-        name, expr = children
-        return ast.Definition(name.value, expr, _loc(meta))
 
-    def accept_stmt(self, meta, children):
-        return ast.Accept(children[0], _loc(meta))
+def _build_alphabet_stmt(loc, children):
+    return ast.Alphabet(frozenset(unquote(c.value) for c in children if c is not None), loc)
 
-    def next_stmt(self, meta, children):
-        token, expr = children
-        return ast.NextToken(unquote(token.value), expr, _loc(meta))
 
-    def cond(self, meta, children):
-        then, condition, otherwise = children
-        return ast.Cond(then, condition, otherwise, _loc(meta))
+def _build_definition(loc, children):
+    name, expr = children
+    return ast.Definition(name.value, expr, loc)
 
-    def or_(self, meta, children):
-        return ast.Or(children[0], children[1], _loc(meta))
 
-    def and_(self, meta, children):
-        return ast.And(children[0], children[1], _loc(meta))
+def _build_accept_stmt(loc, children):
+    return ast.Accept(children[0], loc)
 
-    def not_(self, meta, children):
-        return ast.Not(children[0], _loc(meta))
 
-    def compare(self, meta, children):
-        left, op, right = children
-        return ast.Compare(op.value, left, right, _loc(meta))
+def _build_next_stmt(loc, children):
+    token, expr = children
+    return ast.NextToken(unquote(token.value), expr, loc)
 
-    def add(self, meta, children):
-        return ast.Add(children[0], children[1], _loc(meta))
 
-    def sub(self, meta, children):
-        return ast.Sub(children[0], children[1], _loc(meta))
+def _build_cond(loc, children):
+    then, condition, otherwise = children
+    return ast.Cond(then, condition, otherwise, loc)
 
-    def mul(self, meta, children):
-        left, right = children
-        if isinstance(left, ast.Const):
-            return ast.Scale(left.value, right, _loc(meta))
-        if isinstance(right, ast.Const):
-            return ast.Scale(right.value, left, _loc(meta))
-        raise SortError(
-            "multiplication needs an integer literal on one side (C-RASP is linear): write 'k * expr'",
-            _loc(meta),
-        )
 
-    def neg(self, meta, children):
-        (operand,) = children
-        if isinstance(operand, ast.Const):
-            return ast.Const(-operand.value, _loc(meta))
-        return ast.Scale(-1, operand, _loc(meta))
+def _build_or_(loc, children):
+    return ast.Or(children[0], children[1], loc)
 
-    def count(self, meta, children):
-        guard, operand = children
-        return ast.Count(operand, guard, _loc(meta))
 
-    def named_guard(self, meta, children):
-        return ast.NamedGuard(children[0].value, _loc(meta))
+def _build_and_(loc, children):
+    return ast.And(children[0], children[1], loc)
 
-    def offset_set(self, meta, children):
-        i, j, offsets = children
-        _require_position_names([i, j], ["i", "j"], "a guard")
-        return ast.OffsetSet(offsets, _loc(meta))
 
-    def offset_compare(self, meta, children):
-        i, j, op, bound = children
-        _require_position_names([i, j], ["i", "j"], "a guard")
-        return ast.OffsetCompare(op.value, bound, _loc(meta))
+def _build_not_(loc, children):
+    return ast.Not(children[0], loc)
 
-    def token(self, meta, children):
-        return ast.TokenIs(unquote(children[0].value), _loc(meta))
 
-    def ref(self, meta, children):
-        return ast.Ref(children[0].value, _loc(meta))
+def _build_compare(loc, children):
+    left, op, right = children
+    return ast.Compare(op.value, left, right, loc)
 
-    def const(self, meta, children):
-        return ast.Const(_int(children[0]), _loc(meta))
 
-    def true(self, meta, children):
-        return ast.BoolConst(True, _loc(meta))
+def _build_add(loc, children):
+    return ast.Add(children[0], children[1], loc)
 
-    def false(self, meta, children):
-        return ast.BoolConst(False, _loc(meta))
 
-    def min_(self, meta, children):
-        return ast.Min(children[0], children[1], _loc(meta))
+def _build_sub(loc, children):
+    return ast.Sub(children[0], children[1], loc)
 
-    def max_(self, meta, children):
-        return ast.Max(children[0], children[1], _loc(meta))
 
-    def periodic_set(self, meta, children):
-        name, modulus, residues = children
-        _require_position_names([name], ["i"], "a periodic predicate")
-        return ast.Periodic(_int(modulus), residues, _loc(meta))
+def _build_mul(loc, children):
+    left, right = children
+    if isinstance(left, ast.Const):
+        return ast.Scale(left.value, right, loc)
+    if isinstance(right, ast.Const):
+        return ast.Scale(right.value, left, loc)
+    raise SortError(
+        "multiplication needs an integer literal on one side (C-RASP is linear): write 'k * expr'",
+        loc,
+    )
 
-    def periodic_eq(self, meta, children):
-        name, modulus, op, residue = children
-        _require_position_names([name], ["i"], "a periodic predicate")
-        m, r = _int(modulus), _int(residue)
-        if m < 1 or op.value == "==":
-            return ast.Periodic(m, IntSet.of({r}), _loc(meta))  # the checker validates the range
-        return ast.Periodic(m, residues_where(op.value, r, m), _loc(meta))
 
-    def int_set(self, meta, children):
-        return frozenset(c for c in children if c is not None)
+def _build_neg(loc, children):
+    (operand,) = children
+    if isinstance(operand, ast.Const):
+        return ast.Const(-operand.value, loc)
+    return ast.Scale(-1, operand, loc)
 
-    def signed_int(self, meta, children):
-        return _int(children[0])
+
+def _build_count(loc, children):
+    guard, operand = children
+    return ast.Count(operand, guard, loc)
+
+
+def _build_named_guard(loc, children):
+    return ast.NamedGuard(children[0].value, loc)
+
+
+def _build_offset_set(loc, children):
+    i, j, offsets = children
+    _require_position_names([i, j], ["i", "j"], "a guard")
+    return ast.OffsetSet(offsets, loc)
+
+
+def _build_offset_compare(loc, children):
+    i, j, op, bound = children
+    _require_position_names([i, j], ["i", "j"], "a guard")
+    return ast.OffsetCompare(op.value, bound, loc)
+
+
+def _build_token(loc, children):
+    return ast.TokenIs(unquote(children[0].value), loc)
+
+
+def _build_ref(loc, children):
+    return ast.Ref(children[0].value, loc)
+
+
+def _build_const(loc, children):
+    return ast.Const(_int(children[0]), loc)
+
+
+def _build_true(loc, children):
+    return ast.BoolConst(True, loc)
+
+
+def _build_false(loc, children):
+    return ast.BoolConst(False, loc)
+
+
+def _build_min_(loc, children):
+    return ast.Min(children[0], children[1], loc)
+
+
+def _build_max_(loc, children):
+    return ast.Max(children[0], children[1], loc)
+
+
+def _build_periodic_set(loc, children):
+    name, modulus, residues = children
+    _require_position_names([name], ["i"], "a periodic predicate")
+    return ast.Periodic(_int(modulus), residues, loc)
+
+
+def _build_periodic_eq(loc, children):
+    name, modulus, op, residue = children
+    _require_position_names([name], ["i"], "a periodic predicate")
+    m, r = _int(modulus), _int(residue)
+    if m < 1 or op.value == "==":
+        return ast.Periodic(m, IntSet.of({r}), loc)  # the checker validates the range
+    return ast.Periodic(m, residues_where(op.value, r, m), loc)
+
+
+def _build_int_set(loc, children):
+    return frozenset(c for c in children if c is not None)
+
+
+def _build_signed_int(loc, children):
+    return _int(children[0])
+
+
+BUILDERS = {
+    "start": _build_start,
+    "import_stmt": _build_import_stmt,
+    "alphabet_stmt": _build_alphabet_stmt,
+    "definition": _build_definition,
+    "accept_stmt": _build_accept_stmt,
+    "next_stmt": _build_next_stmt,
+    "cond": _build_cond,
+    "or_": _build_or_,
+    "and_": _build_and_,
+    "not_": _build_not_,
+    "compare": _build_compare,
+    "add": _build_add,
+    "sub": _build_sub,
+    "mul": _build_mul,
+    "neg": _build_neg,
+    "count": _build_count,
+    "named_guard": _build_named_guard,
+    "offset_set": _build_offset_set,
+    "offset_compare": _build_offset_compare,
+    "token": _build_token,
+    "ref": _build_ref,
+    "const": _build_const,
+    "true": _build_true,
+    "false": _build_false,
+    "min_": _build_min_,
+    "max_": _build_max_,
+    "periodic_set": _build_periodic_set,
+    "periodic_eq": _build_periodic_eq,
+    "int_set": _build_int_set,
+    "signed_int": _build_signed_int,
+}
+"""What each rule of the grammar (by its name or alias) builds from its children and its location."""
+
+_SPAN_BUILDERS = {
+    name: (lambda span, children, build=build: build(ast.Loc(*span) if span is not None else None, children))
+    for name, build in BUILDERS.items()
+}
 
 
 __all__ = ["parse", "parse_file", "unquote"]

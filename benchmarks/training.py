@@ -27,8 +27,10 @@ import os
 import platform
 import statistics
 import sys
+import time
 from pathlib import Path
 
+import numpy as np
 import torch
 from tabulate import tabulate
 
@@ -37,8 +39,9 @@ sys.path.insert(0, str(ROOT))
 
 from tasks import registry  # noqa: E402
 from validation.config import ModelConfig, TrainConfig, Variant  # noqa: E402
-from validation.data import Encoding  # noqa: E402
-from validation.train import SeedGroup, clip_per_seed_reference  # noqa: E402
+from validation.data import Batch, Encoding, VectorisedStream  # noqa: E402
+from validation.train import COMPILED_GRAPHS, SeedGroup, clip_per_seed_reference  # noqa: E402
+from validation.whole_step import WholeStep  # noqa: E402
 
 from steps import steps_per_second, time_steps  # noqa: E402  (beside this script)
 
@@ -53,17 +56,25 @@ def _steps_per_second(task, model, seeds, device, steps, warmup, repeats) -> flo
 
 
 @contextlib.contextmanager
-def reference_paths():
-    """Steps as they ran before the host-side work was made faster: per-tensor clipping and
-    per-example collation (the same numbers, bit for bit, on the CPU)."""
+def reference_paths(group):
+    """Steps as they ran before the host-side work was made faster: per-tensor clipping,
+    per-example collation, and on the CPU torch's default AdamW, a Python loop over the tensors
+    (the same numbers, bit for bit, on the CPU)."""
     saved = SeedGroup._clip_per_seed, Encoding.collate
     SeedGroup._clip_per_seed = lambda self, max_norm: clip_per_seed_reference(
         [p.grad for p in self.params.values() if p.grad is not None], max_norm)
     Encoding.collate = Encoding._collate_reference
+    loops = group.device.type != "cuda"
+    if loops:
+        for param_group in group.optimizer.param_groups:
+            param_group["foreach"] = False
     try:
         yield
     finally:
         SeedGroup._clip_per_seed, Encoding.collate = saved
+        if loops:
+            for param_group in group.optimizer.param_groups:
+                param_group["foreach"] = True
 
 
 def compare(args) -> None:
@@ -74,20 +85,20 @@ def compare(args) -> None:
             config = TrainConfig(steps=10**6, eval_every=10**6, test_size=1, batch_size=args.batch_size)
             group = SeedGroup(registry.get(args.task), Variant.parse("ape"), ModelConfig.parse(model), config,
                               seeds=tuple(range(seeds)), device=args.device, compile_step=False)
-            eager = group._losses
-            variants = {"before": (reference_paths, eager, args.warmup),
-                        "after": (contextlib.nullcontext, eager, args.warmup)}
+            variants = {"before": (reference_paths, None, args.warmup),
+                        "after": (contextlib.nullcontext, None, args.warmup)}
             if args.compile:
-                variants["compiled"] = (contextlib.nullcontext, group._loss_function("default"), args.compile_warmup)
+                variants["compiled"] = (contextlib.nullcontext, WholeStep(group, "default", COMPILED_GRAPHS),
+                                        args.compile_warmup)
             times: dict[str, list[float]] = {name: [] for name in variants}
-            for name, (paths, losses, warmup) in variants.items():
-                group._losses = losses
-                with paths():
+            for name, (paths, whole, warmup) in variants.items():
+                group._whole_step = whole
+                with paths(group):
                     time_steps(group, warmup)
             for _ in range(args.repeats):
-                for name, (paths, losses, _) in variants.items():
-                    group._losses = losses
-                    with paths():
+                for name, (paths, whole, _) in variants.items():
+                    group._whole_step = whole
+                    with paths(group):
                         times[name].append(time_steps(group, args.steps))
             rate = {name: args.steps / statistics.median(t) for name, t in times.items()}
             record = {"task": args.task, "model": model, "seeds": seeds, "steps_per_s": rate,
@@ -106,6 +117,83 @@ def compare(args) -> None:
     print()
     print(tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True))
     _write(args, f"training-compare-{args.device.split(':')[0]}.json", records, merge=True)
+
+
+def host(args) -> None:
+    """Host time per optimizer step, before and after: drawing the batch, collating it, and the
+    host floor of the step (the time to issue its operators, measured on a model of the same
+    layers and heads, 2 wide per head, on one single-token example per seed, where the arithmetic
+    is negligible: the operators, and so their dispatch, are those of the full-width model)."""
+    task = registry.get(args.task)
+    records, rows = [], []
+    for model in args.models.split(","):
+        full = ModelConfig.parse(model)
+        thin = ModelConfig(full.n_layer, full.n_head, 2 * full.n_head)
+        for seeds in map(int, args.seeds.split(",")):
+            config = TrainConfig(steps=10**6, eval_every=10**6, test_size=1, batch_size=args.batch_size)
+            group = SeedGroup(task, Variant.parse("ape"), thin, config, seeds=tuple(range(seeds)),
+                              device=args.device, compile_step=False)
+            draw = _median_ms(lambda: [stream.next(args.batch_size) for stream in group.streams], args.repeats * 5)
+            examples = [e for stream in group.streams for e in stream.next(args.batch_size)]
+            collate = {"before": _median_ms(lambda: group.encoding._collate_reference(examples), args.repeats * 5),
+                       "after": _median_ms(lambda: group.encoding.collate(examples), args.repeats * 5)}
+            drawn = None
+            if task.sample_batch is not None:  # drawn and framed a batch at a time
+                streams = [VectorisedStream(task, seed) for seed in range(seeds)]
+                drawn = _median_ms(lambda: group.encoding.batch_of([s.next(args.batch_size) for s in streams]),
+                                   args.repeats * 5)
+            one = group.encoding.collate([task.example(task.sample_input(task.min_length or 1, np.random.default_rng(0)))]
+                                         * seeds)
+            batch = Batch(*(t.reshape(seeds, 1, *t.shape[1:]).to(group.device)
+                            for t in (one.ids, one.positions, one.targets, one.mask)))
+            group._train_batch = lambda: batch
+            group.train_step()  # AdamW's moments exist from here on
+            variants = {"before": (reference_paths, None), "after": (contextlib.nullcontext, None),
+                        "compiled": (contextlib.nullcontext, WholeStep(group, "default", COMPILED_GRAPHS))}
+            floor: dict[str, list[float]] = {name: [] for name in variants}
+            for name, (paths, whole) in variants.items():
+                group._whole_step = whole
+                with paths(group):
+                    time_steps(group, args.compile_warmup if whole else args.warmup)
+            for _ in range(args.repeats):
+                for name, (paths, whole) in variants.items():
+                    group._whole_step = whole
+                    with paths(group):
+                        floor[name].append(1e3 * time_steps(group, args.steps) / args.steps)
+            floor_ms = {name: statistics.median(t) for name, t in floor.items()}
+            total = {name: draw + collate["before" if name == "before" else "after"] + floor_ms[name]
+                     for name in variants}
+            if drawn is not None:
+                total["compiled, vectorised"] = drawn + floor_ms["compiled"]
+            record = {"task": args.task, "model": model, "floor_model": thin.label, "seeds": seeds,
+                      "draw_ms": draw, "collate_ms": collate, "vectorised_batch_ms": drawn, "floor_ms": floor_ms,
+                      "floor_timings_ms": floor, "host_ms": total,
+                      "ratio": {name: value / total["before"] for name, value in total.items()}}
+            records.append(record)
+            rows.append([model, seeds, f"{draw:.2f} / {collate['before']:.2f} / {collate['after']:.2f}",
+                         "-" if drawn is None else f"{drawn:.2f}",
+                         " / ".join(f"{floor_ms[n]:.2f}" for n in variants),
+                         " / ".join(f"{value:.1f}" for value in total.values()),
+                         " / ".join(f"{value / total['before']:.2f}x" for name, value in total.items()
+                                    if name != "before")])
+            print(rows[-1], flush=True)
+            del group
+    print()
+    print(tabulate(rows, headers=["model", "seeds", "draw / collate before / after, ms", "vectorised batch, ms",
+                                  "floor ms: before / after / compiled",
+                                  "host ms: before / after / compiled / compiled, vectorised",
+                                  "ratio to before: after / compiled / compiled, vectorised"],
+                   tablefmt="github", disable_numparse=True))
+    _write(args, f"training-host-{args.device.split(':')[0]}.json", records, merge=True)
+
+
+def _median_ms(run, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return 1e3 * statistics.median(times)
 
 
 def _rate(value: float) -> str:
@@ -145,11 +233,16 @@ def main() -> None:
     parser.add_argument("--seeds", default="1,5", help="--compare: group sizes (comma-separated)")
     parser.add_argument("--batch-size", type=int, default=64, help="--compare: examples per seed and step")
     parser.add_argument("--compile", action="store_true", help="--compare: also time the torch.compile'd step")
+    parser.add_argument("--host", action="store_true",
+                        help="time the host's part of a step (draw, collate, operator dispatch) before and after")
     parser.add_argument("--compile-warmup", type=int, default=8,
                         help="--compare: untimed compiled steps (one graph per batch width is built)")
     args = parser.parse_args()
     if args.compare:
         compare(args)
+        return
+    if args.host:
+        host(args)
         return
     records, rows = [], []
     for task, model in CONFIGS:

@@ -20,7 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
-from . import anchors, programs
+from . import anchors, programs, vectorised
 from .findings import Strength, published
 from .types import BOS, INVALID, Format, Labels, Task
 from .split import Split
@@ -279,6 +279,9 @@ def builtin_tasks() -> list[Task]:
     numbers = tuple(str(v) for v in range(MAX_TEST_LENGTH))
     majority_offset = offset_up_to(lambda ex: MAX_TEST_LENGTH - ex.length)
     copy_offset = offset_up_to(lambda ex: (MAX_TEST_LENGTH - ex.length) * 2)
+    # the same rooms for the vectorised samplers, from arrays of input lengths
+    majority_room = lambda lengths: MAX_TEST_LENGTH - lengths  # noqa: E731
+    copy_room = lambda lengths: (MAX_TEST_LENGTH - lengths) * 2  # noqa: E731
 
     def labelled(name):
         ape, nope = anchors.paper_labels(name)
@@ -287,6 +290,7 @@ def builtin_tasks() -> list[Task]:
     tasks = [
         Task(
             name="bin_majority", family="algorithmic", format=Format.SEQ2SEQ,
+            sample_batch=functools.partial(vectorised.untied_bits, offset_room=majority_room),
             symbols=("0", "1"), outputs=("0", "1"),
             sample_input=lambda n, rng: tuple(_untied_bits(n, rng)),
             answer=lambda x: (_majority_bit(x),),
@@ -301,6 +305,7 @@ def builtin_tasks() -> list[Task]:
         ),
         Task(
             name="majority", family="algorithmic", format=Format.SEQ2SEQ,
+            sample_batch=functools.partial(vectorised.unique_majority, symbols=len(letters), offset_room=majority_room),
             symbols=letters, outputs=letters,
             sample_input=_sample_majority(letters), answer=lambda x: (Counter(x).most_common(1)[0][0],),
             valid=_unique_most_common,
@@ -328,6 +333,7 @@ def builtin_tasks() -> list[Task]:
         ),
         Task(
             name="unique_copy", family="algorithmic", format=Format.SEQ2SEQ,
+            sample_batch=functools.partial(vectorised.distinct_symbols, symbols=len(numbers), offset_room=copy_room),
             symbols=numbers, outputs=numbers,
             sample_input=_distinct(numbers), answer=lambda x: tuple(x),
             valid=lambda x: len(x) > 0 and len(set(x)) == len(x),
@@ -341,6 +347,7 @@ def builtin_tasks() -> list[Task]:
         ),
         Task(
             name="repeat_copy", family="algorithmic", format=Format.SEQ2SEQ,
+            sample_batch=functools.partial(vectorised.independent_copy, symbols=2, offset_room=copy_room),
             symbols=("a", "b"), outputs=("a", "b"),
             sample_input=_iid(("a", "b")), answer=lambda x: tuple(x),
             valid=lambda x: len(x) > 0,
@@ -357,6 +364,8 @@ def builtin_tasks() -> list[Task]:
         ),
         Task(
             name="sort", family="algorithmic", format=Format.SEQ2SEQ,
+            sample_batch=functools.partial(vectorised.distinct_symbols, symbols=len(numbers), offset_room=copy_room,
+                                           sort=True),
             symbols=numbers, outputs=numbers,
             sample_input=_distinct(numbers), answer=lambda x: tuple(sorted(x, key=int)),
             valid=lambda x: len(x) > 0 and len(set(x)) == len(x),
@@ -369,6 +378,7 @@ def builtin_tasks() -> list[Task]:
         ),
         Task(
             name="parity", family="algorithmic", format=Format.SEQ2SEQ,
+            sample_batch=functools.partial(vectorised.parity_bits, offset_room=majority_room),
             symbols=("0", "1"), outputs=("e", "o"),
             sample_input=_sample_parity, answer=lambda x: ("e" if x.count("1") % 2 == 0 else "o",),
             valid=lambda x: True,

@@ -166,6 +166,10 @@ class Task:
     distribution: str | None = None
     """The named training distribution, where the paper defines several (Sabbaghi et al.'s "uniform",
     "balanced", "mixed")."""
+    sample_batch: Callable[[np.random.Generator, int, int, int], object] | None = field(default=None, compare=False)
+    """``sample_batch(rng, count, low, high)``, where given: ``count`` training examples for the
+    length window [low, high] drawn at once (a :class:`tasks.vectorised.Drawn`), with the
+    distribution of ``sample_input``, ``draw_length`` and ``train_offset`` but another random stream."""
     scaffold: tuple[tuple[str, bool], ...] | None = None
     """Duan et al.'s attention-bias scaffold: the source line families each output reads, as
     (family, moving) pairs (see :mod:`validation.attention_bias`); None where none is known."""
@@ -225,6 +229,14 @@ class Task:
     def sample_train(self, rng: np.random.Generator) -> Example:
         """One training example: drawn for the training range, at the published offset."""
         return self._at_train_offset(self._draw(*self.train_range, rng), rng)
+
+    def sample_train_batch(self, count: int, rng: np.random.Generator):
+        """``count`` training examples drawn at once by ``sample_batch`` (a
+        :class:`tasks.vectorised.Drawn`); a TaskError where the task has no vectorised sampler."""
+        if self.sample_batch is None:
+            raise TaskError(f"task {self.name!r} has no vectorised sampler of training batches")
+        low, high = self.train_range
+        return self.sample_batch(rng, count, max(low, self.min_length), high)
 
     def _at_train_offset(self, example: Example, rng: np.random.Generator) -> Example:
         return Example(example.tokens, example.checked, example.targets, example.length,

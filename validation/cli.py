@@ -66,6 +66,18 @@ def use_tensor_cores(device: str) -> None:
         torch.backends.cudnn.allow_tf32 = True
 
 
+def _with_sampler(plan, sampler: str, err):
+    """``plan`` drawing its training examples with ``sampler`` where its task has one (a note says
+    where it does not)."""
+    import dataclasses
+
+    if plan.task.sample_batch is None or plan.train.epochs:
+        print(f"crasp: note: {plan.task.name} has no {sampler} sampler for this protocol; its examples are "
+              "drawn by the Python samplers", file=err)
+        return plan
+    return dataclasses.replace(plan, train=dataclasses.replace(plan.train, sampler=sampler))
+
+
 def _sweep_elsewhere(args, pairs: list[tuple[str, str]], err) -> set[tuple[str, str]]:
     """With ``--executor ray``, train every (task, variant) as Ray tasks into the store first (the
     command then reads the results from it); the pairs that failed."""
@@ -109,9 +121,10 @@ def _experiment(args, out, err) -> int:
     from .store import Store
 
     experiment(args.experiment)  # an unknown name is refused before the store is created
-    if args.tasks or args.family or args.variant or args.grid or args.executor != "sequential" or args.preset != "cpu":
+    if (args.tasks or args.family or args.variant or args.grid or args.executor != "sequential" or args.preset != "cpu"
+            or args.sampler != "python"):
         raise ValidationError("--experiment brings its own tasks, models, variant and CPU-scale protocol: give none "
-                              "of TASK, --family, --variant, --grid, --preset or --executor with it")
+                              "of TASK, --family, --variant, --grid, --preset, --executor or --sampler with it")
     use_tensor_cores(args.device)
     outcome = _with_bars(err, lambda progress: run(
         args.experiment, store=Store(args.store), out=args.report or f"{args.experiment}-report", device=args.device,
@@ -123,13 +136,17 @@ def _experiment(args, out, err) -> int:
 
 
 def cmd_validate(args, out, err) -> int:
+    from tasks import registry
+
     from . import protocol, report
-    from .config import Variant
+    from .config import ValidationError, Variant
     from .store import Store
     from .sweep import search, validate
 
     if args.experiment:
         return _experiment(args, out, err)
+    if args.sampler != "python" and args.executor != "sequential":
+        raise ValidationError("--sampler applies to runs trained here: leave --executor sequential with it")
     chosen = protocol.preset(args.preset)
     variants = [Variant.parse(v).name for v in (args.variant or ["ape"])]
     use_tensor_cores(args.device)
@@ -145,6 +162,9 @@ def cmd_validate(args, out, err) -> int:
                 plan = None
                 if args.grid:
                     plan = search(name, variant, store=store, plan_of=chosen.plan, device=args.device, progress=bar)
+                if args.sampler != "python":
+                    plan = _with_sampler(plan or chosen.plan(registry.get(name), Variant.parse(variant)),
+                                         args.sampler, err)
                 result = validate(name, chosen, variant, store=store, seeds=args.seeds, device=args.device,
                                   progress=bar, plan=plan)
             finally:
@@ -244,6 +264,10 @@ def add_commands(commands) -> None:
                                  "sinusoidal, abs, abc, abc<kappa>, abc<kappa>-layers (encoder-decoder); repeat for "
                                  "several")
     validate_p.add_argument("--seeds", type=int, help="seeds that must count (default: the preset's)")
+    validate_p.add_argument("--sampler", choices=["python", "vectorised"], default="python",
+                            help="draw training examples one at a time with the tasks' own samplers (python, "
+                                 "default) or a batch at a time where a task has a vectorised sampler (other "
+                                 "runs: another random stream, the same distribution)")
     validate_p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default cpu)")
     validate_p.add_argument("--store", default=DEFAULT_STORE, help=f"run store folder (default {DEFAULT_STORE})")
     validate_p.add_argument("--grid", action="store_true",

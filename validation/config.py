@@ -168,6 +168,10 @@ class Variant:
         return self.scheme.seq2seq
 
 
+SAMPLERS = ("python", "vectorised")
+"""The ways a run can draw its training examples (:attr:`TrainConfig.sampler`)."""
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     """Optimisation and evaluation of one run (defaults: the paper's small-model protocol).
@@ -194,8 +198,15 @@ class TrainConfig:
     """A task whose run under the same preset, variant and seed gives the starting weights
     (fine-tuning; None: a fresh initialisation)."""
     stop_when_exact: bool = True
+    sampler: str = "python"
+    """How training examples are drawn: ``python``, one at a time by the task's own samplers (the
+    reference, and every stored run before vectorised samplers); ``vectorised``, a batch at a time
+    by the task's vectorised sampler (:mod:`tasks.vectorised`), the same distribution from another
+    random stream, for the tasks that have one."""
 
     def __post_init__(self) -> None:
+        if self.sampler not in SAMPLERS:
+            raise ValidationError(f"training config: sampler {self.sampler!r} is not one of {', '.join(SAMPLERS)}")
         problems = [name for name in ("lr", "steps", "batch_size", "eval_every", "test_size")
                     if not getattr(self, name) > 0]
         if self.warmup < 0 or self.weight_decay < 0:
@@ -227,6 +238,7 @@ KEY_OMITTED = {
     ("model", "dropout"): 0.0,            # runs without dropout, those from before dropout
     ("train", "start_from"): None,        # runs trained from a fresh initialisation, those from before fine-tuning
     ("train", "stop_when_exact"): True,   # runs that stop once their training range is exact, the first behaviour
+    ("train", "sampler"): "python",       # runs drawn example by example, all those from before vectorised samplers
 }
 """(section, field) -> the value at which the field is left out of the key."""
 

@@ -27,6 +27,7 @@ import torch
 
 from tasks.evidence.reference import check_reference
 from tasks.registry import EOS, Example, Format, Task
+from tasks.vectorised import Drawn
 
 from .config import ValidationError
 
@@ -123,6 +124,49 @@ class Encoding:
         return Batch(torch.from_numpy(ids), torch.from_numpy(positions), torch.from_numpy(targets),
                      torch.from_numpy(mask))
 
+    def batch_of(self, drawn: Sequence[Drawn]) -> Batch:
+        """The batch of vectorised draws, one per seed (shape: seeds x examples x width), framed as
+        :meth:`tasks.registry.Task.example` frames an input: prefix, input, separator, answer,
+        ``<eos>``, the answer and ``<eos>`` checked as next tokens (seq2seq tasks only). Each
+        seed's rows are those :meth:`collate` gives for the same examples, padded to the group's
+        width."""
+        task = self.task
+        if task.format is not Format.SEQ2SEQ:
+            raise ValidationError(f"task {task.name!r}: vectorised batches are built for seq2seq tasks only")
+        lengths = np.stack([d.lengths for d in drawn])
+        answer_lengths = np.stack([d.answer_lengths for d in drawn])
+        prefix = np.array([self.id(t) for t in task.prefix], dtype=np.int64)
+        separated = 1 if task.separator else 0
+        head = len(prefix) + lengths + separated
+        total = head + answer_lengths + 1
+        width = int(total.max())
+        if int((np.stack([d.offsets for d in drawn]) + total).max()) > self.n_positions:
+            raise ValidationError(f"task {task.name!r}: a drawn example does not fit the positional table of "
+                                  f"{self.n_positions} rows")
+        column = np.arange(width)
+        ids = np.full((*lengths.shape, width), self.id(PAD), dtype=np.int64)
+        ids[..., :len(prefix)] = prefix[column[:len(prefix)]]
+        symbol_ids = np.array([self.id(t) for t in task.symbols], dtype=np.int64)
+        output_ids = np.array([self.id(t) for t in task.outputs], dtype=np.int64)
+        inputs = _padded([d.inputs for d in drawn])
+        answers = _padded([d.answers for d in drawn])
+        place = column - len(prefix)
+        within = (place >= 0) & (place < lengths[..., None])
+        ids = np.where(within, symbol_ids[_gathered(inputs, place)], ids)
+        if separated:
+            ids = np.where(column == head[..., None] - 1, self.id(task.separator), ids)
+        place = column - head[..., None]
+        within = (place >= 0) & (place < answer_lengths[..., None])
+        ids = np.where(within, output_ids[_gathered(answers, place)], ids)
+        ids = np.where(column == total[..., None] - 1, self.id(EOS), ids)
+        offsets = np.stack([d.offsets for d in drawn])
+        positions = offsets[..., None] + np.minimum(column, total[..., None] - 1)
+        mask = (column >= head[..., None] - 1) & (column < total[..., None] - 1)
+        following = np.concatenate([ids[..., 1:], np.full((*ids.shape[:-1], 1), self.id(PAD))], axis=-1)
+        targets = np.where(mask, following, IGNORE)
+        return Batch(torch.from_numpy(ids), torch.from_numpy(positions), torch.from_numpy(targets),
+                     torch.from_numpy(mask))
+
     def _check_fits(self, examples: Sequence[Example]) -> int:
         """The batch's width, once every example is known to fit the encoding."""
         width = max(len(e.tokens) for e in examples)
@@ -169,6 +213,21 @@ class Encoding:
                     targets[b, k] = self.id(target)
         return Batch(torch.from_numpy(ids), torch.from_numpy(positions), torch.from_numpy(targets),
                      torch.from_numpy(mask))
+
+
+def _padded(rows: Sequence[np.ndarray]) -> np.ndarray:
+    """Per-seed id arrays stacked on a first axis, padded with 0 to one width (at least 1 column)."""
+    out = np.zeros((len(rows), len(rows[0]), max(1, *(r.shape[1] for r in rows))), dtype=np.int64)
+    for k, r in enumerate(rows):
+        out[k, :, :r.shape[1]] = r
+    return out
+
+
+def _gathered(ids: np.ndarray, place: np.ndarray) -> np.ndarray:
+    """``ids[s, b, place[s, b, c]]`` (``place`` broadcast to seeds x examples x columns), a place
+    outside the row clipped into it (the caller masks those)."""
+    seeds, rows, _ = ids.shape
+    return ids[np.arange(seeds)[:, None, None], np.arange(rows)[None, :, None], np.clip(place, 0, ids.shape[-1] - 1)]
 
 
 def _rows(counts: np.ndarray) -> np.ndarray:
@@ -256,3 +315,30 @@ class TrainingStream:
     def restore(self, state: dict) -> None:
         self.rng.bit_generator.state = state["rng"]
         self.order = list(state["order"])
+
+
+class VectorisedStream:
+    """Training batches for one seed drawn a batch at a time by the task's vectorised sampler
+    (:mod:`tasks.vectorised`): the distribution of :class:`TrainingStream`'s examples, another
+    random stream. Its state is a numpy generator state, saved in checkpoints."""
+
+    fixed = None  # never a fixed training set (see TrainingStream)
+
+    def __init__(self, task: Task, seed: int) -> None:
+        check_reference(task)
+        if task.sample_batch is None:
+            raise ValidationError(f"task {task.name!r} has no vectorised sampler of training batches "
+                                  "(train it with the Python samplers)")
+        if task.format is not Format.SEQ2SEQ:
+            raise ValidationError(f"task {task.name!r}: vectorised batches are built for seq2seq tasks only")
+        self.task = task
+        self.rng = np.random.default_rng([seed, 4])
+
+    def next(self, count: int) -> Drawn:
+        return self.task.sample_train_batch(count, self.rng)
+
+    def state(self) -> dict:
+        return {"rng": self.rng.bit_generator.state}
+
+    def restore(self, state: dict) -> None:
+        self.rng.bit_generator.state = state["rng"]

@@ -158,9 +158,16 @@ def rows(store: Store, *, preset: str | None = None, tasks: Iterable[str] | None
     groups: dict[tuple, list[StoredRun]] = defaultdict(list)
     for run in store.runs(preset=preset):
         if wanted is None or run.spec.task in wanted:
-            groups[(run.spec.task, run.spec.variant, run.spec.preset, run.spec.model.label)].append(run)
+            groups[(run.spec.task, run.spec.variant, run.spec.preset, _model(run.spec))].append(run)
     predictions: dict = {}
     return [row_of(runs, predictions) for _, runs in sorted(groups.items())]
+
+
+def _model(spec) -> str:
+    """The model column: the model's label, and the sampler where runs were not drawn by the Python
+    samplers (their seeds drew other examples, so they make a row of their own)."""
+    sampler = spec.train.sampler
+    return spec.model.label if sampler == "python" else f"{spec.model.label} ({sampler} batches)"
 
 
 def row_of(runs: Sequence[StoredRun], predictions: dict | None = None) -> Row:
@@ -177,7 +184,7 @@ def row_of(runs: Sequence[StoredRun], predictions: dict | None = None) -> Row:
     predicted, basis = _prediction(as_trained, first.variant, {} if predictions is None else predictions)
     published = _published(task, first.variant)
     trained = first.training_bin
-    return Row(first.task, first.variant, first.preset, first.model.label, first.bins or task.bins, task.bins,
+    return Row(first.task, first.variant, first.preset, _model(first), first.bins or task.bins, task.bins,
                trained, predicted, basis, len(runs), len(counted), mean, spread,
                outcome(mean, trained) if mean else Outcome.NOT_LEARNED, published,
                outcome(published, task.training_bin) if published else None)

@@ -34,9 +34,10 @@ from tasks.alignment import leading_operand_width  # noqa: F401 (tests import it
 from tasks.registry import Format, Task
 
 from .config import ModelConfig, TrainConfig, ValidationError, Variant
-from .data import IGNORE, Batch, Encoding, TrainingStream, exact_rows, held_out_sets
+from .data import IGNORE, Batch, Encoding, TrainingStream, VectorisedStream, exact_rows, held_out_sets
 from .model import GPT, positional_penalty
 from .seq2seq import EncoderDecoder
+from .whole_step import WholeStep
 
 # vmap has no batching rule for the fused attention kernel and runs it once per seed instead; that is
 # still faster than the unfused softmax(q k^T) v it replaces, so the warning says nothing to act on.
@@ -231,7 +232,7 @@ class SeedGroup:
         self.encoding = Encoding.of(task)
         _check_architecture(task, model)
         self.seeds = list(seeds)
-        self.streams = [TrainingStream(task, s, config.train_size if config.epochs else None) for s in self.seeds]
+        self.streams = self._streams(task, config)
         self.total_steps = config.total_steps(len(self.streams[0].fixed or []))
         self.tests = [self.encoding.collate(examples).to(self.device)
                       for examples in held_out_sets(task, config.test_size, test_seed)]
@@ -253,9 +254,18 @@ class SeedGroup:
         self.history: list[list[Evaluation]] = [[] for _ in self.seeds]
         self.elapsed = 0.0
         self.compile_mode = compile_mode(compile_step)
-        self._losses = self._loss_function(self.compile_mode)
+        self._vmapped_losses = vmap(self._seed_loss)
+        self._whole_step = self._whole_step_for(self.compile_mode)
 
     # ------------------------------------------------------------ set-up
+
+    def _streams(self, task: Task, config: TrainConfig) -> list[TrainingStream] | list[VectorisedStream]:
+        if config.sampler == "vectorised":
+            if config.epochs:
+                raise ValidationError("a fixed training set (epochs) is drawn by the Python samplers: "
+                                      "leave the sampler 'python'")
+            return [VectorisedStream(task, s) for s in self.seeds]
+        return [TrainingStream(task, s, config.train_size if config.epochs else None) for s in self.seeds]
 
     def _model(self) -> nn.Module:
         return build_model(self.encoding, self.variant, self.model_config, self.uniform)
@@ -268,10 +278,13 @@ class SeedGroup:
         trained = {n: p for n, p in self.params.items() if n not in self.frozen}
         decay = [p for n, p in trained.items() if _decays(n)]
         plain = [p for n, p in trained.items() if not _decays(n)]
-        # On a GPU, AdamW's fused kernel: 11-17% off a paper preset's step on an H100.
+        # On a GPU, AdamW's fused kernel: 11-17% off a paper preset's step on an H100. Elsewhere its
+        # multi-tensor form, which torch picks only for GPUs: the same arithmetic per tensor, bit for
+        # bit, issued in a few calls instead of a Python loop over every tensor (2 ms of a step's host time).
+        cuda = self.device.type == "cuda"
         return torch.optim.AdamW([{"params": decay, "weight_decay": self.config.weight_decay},
                                   {"params": plain, "weight_decay": 0.0}], lr=self.config.lr,
-                                 fused=self.device.type == "cuda")
+                                 fused=cuda, foreach=not cuda)
 
     def _fresh_random(self, seed: int) -> dict[str, torch.Tensor]:
         with torch.random.fork_rng(devices=self._cuda()):
@@ -320,50 +333,63 @@ class SeedGroup:
             loss = loss + self.variant.reg_coef * positional_penalty(params, self.model_config.n_head)
         return loss
 
-    def _loss_function(self, mode: str | None) -> Callable:
-        """The per-seed losses of a batch of every seed's examples (one vmapped call), compiled
-        under torch.compile's ``mode`` unless None.
+    def _whole_step_for(self, mode: str | None) -> WholeStep | None:
+        """The compiled optimizer step under torch.compile's ``mode`` (None: eager steps only).
 
-        Every group's compiled graphs are cached under one code object (vmap's wrapper), whose
-        limit of 8 recompilations a sweep or a task with many batch widths would reach, after
-        which torch runs the step eagerly; the calls here raise it to :data:`COMPILED_GRAPHS`."""
-        losses = vmap(self._seed_loss)
-        if not mode:
-            return losses
-        compiled = torch.compile(losses, mode=mode, dynamic=False)
-
-        def run(*args):
-            with torch._dynamo.config.patch(recompile_limit=COMPILED_GRAPHS,
-                                            accumulated_recompile_limit=COMPILED_GRAPHS):
-                return compiled(*args)
-        return run
+        Every group's compiled graphs are cached under one code object, whose limit of 8
+        recompilations a sweep or a task with many batch widths would reach, after which torch
+        runs the step eagerly; the calls raise it to :data:`COMPILED_GRAPHS`."""
+        if not mode or self.model_config.dropout:
+            return None
+        return WholeStep(self, mode, COMPILED_GRAPHS)
 
     def _train_batch(self) -> Batch:
+        """Every seed's examples of one step, padded to one width (shape: seeds x examples x width)."""
+        if self.config.sampler == "vectorised":
+            return self.encoding.batch_of([stream.next(self.config.batch_size) for stream in self.streams]
+                                          ).to(self.device)
         examples = [e for stream in self.streams for e in stream.next(self.config.batch_size)]
         batch = self.encoding.collate(examples).to(self.device)
         shape = (len(self.streams), self.config.batch_size)
         return Batch(*(t.reshape(*shape, *t.shape[1:]) for t in (batch.ids, batch.positions, batch.targets, batch.mask)))
 
+    def _seed_batch(self, stream: TrainingStream | VectorisedStream) -> Batch:
+        """One seed's examples of one step, padded to their own width."""
+        if self.config.sampler == "vectorised":
+            batch = self.encoding.batch_of([stream.next(self.config.batch_size)])
+            return Batch(*(t[0] for t in (batch.ids, batch.positions, batch.targets, batch.mask))).to(self.device)
+        return self.encoding.collate(stream.next(self.config.batch_size)).to(self.device)
+
     def train_step(self) -> torch.Tensor:
         """One optimizer step for every seed; returns the per-seed losses."""
+        lr = learning_rate(self.config, self.step, self.total_steps)
         if self.model_config.dropout:
             # Each seed's own batch, padded to its own longest example: the masks' shapes, and so
             # the draws, must not depend on the other seeds' examples.
-            batches = [self.encoding.collate(stream.next(self.config.batch_size)).to(self.device)
-                       for stream in self.streams]
+            batches = [self._seed_batch(stream) for stream in self.streams]
             losses = torch.stack([self._dropout_loss(s, batch) for s, batch in enumerate(batches)])
         else:
             batch = self._train_batch()
-            losses = self._losses(self.params, batch.ids, batch.positions, batch.targets, batch.mask)
+            whole = self._whole_step
+            if whole is not None and not whole.failed and whole.ready():
+                losses = whole(batch, lr)
+                if losses is not None:
+                    self._set_learning_rate(lr)  # what a checkpoint of the optimizer keeps
+                    self.step += 1
+                    return losses
+            losses = self._vmapped_losses(self.params, batch.ids, batch.positions, batch.targets, batch.mask)
         self.optimizer.zero_grad(set_to_none=True)
         losses.sum().backward()
         if self.config.grad_clip:
             self._clip_per_seed(self.config.grad_clip)
-        for group in self.optimizer.param_groups:
-            group["lr"] = learning_rate(self.config, self.step, self.total_steps)
+        self._set_learning_rate(lr)
         self.optimizer.step()
         self.step += 1
         return losses.detach()
+
+    def _set_learning_rate(self, lr: float) -> None:
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
 
     def _dropout_loss(self, s: int, batch: Batch) -> torch.Tensor:
         """Seed number ``s``'s loss on its ``batch`` in training mode, with masks from its own

@@ -16,6 +16,14 @@ within each repeat, so a busy machine slows them alike; it prints the table of
 docs/performance.md and writes ``benchmarks/results/training-compare-<device>.json``.
 
     python benchmarks/training.py --compare --models 6l6h384d,12l12h768d --seeds 1,5 --steps 5
+
+``--host`` times the host's part of a step instead, before and after: drawing the batch, collating
+it (or drawing and framing it with the task's vectorised sampler), and the host floor, a step of a
+model with the same layers and heads, 2 wide per head, on one single-token example per seed (the
+operators of the full model, with negligible arithmetic), eager before and after and compiled
+(:mod:`validation.whole_step`); it writes ``benchmarks/results/training-host-<device>.json``.
+
+    python benchmarks/training.py --host --models 6l6h384d,12l12h768d --seeds 1,5 --steps 20 --repeats 5
 """
 
 from __future__ import annotations

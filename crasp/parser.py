@@ -69,6 +69,8 @@ def _tables() -> tuple | None:
 def _cached_tables() -> tuple | None:
     tables = cache.load("lalr", _grammar())
     if tables is None:
+        if not _grammar_cache():  # nowhere to keep them: exporting in every process costs more than Lark
+            return None
         try:
             tables = lalr.export(_lark())
         except lalr.Unsupported:

@@ -29,9 +29,9 @@ if TYPE_CHECKING:
 
 
 class WholeStep:
-    """``step(batch)`` runs one optimizer step of ``group`` compiled under ``mode`` and returns the
-    per-seed losses; it needs the optimizer's state, which the group's first (eager) step creates
-    (:meth:`ready`). A graph is compiled per batch shape. If torch cannot compile it, the call
+    """``step(batch, lr)`` runs one optimizer step of ``group`` at learning rate ``lr``, compiled
+    under ``mode``, and returns the per-seed losses; it needs the optimizer's state, which the
+    group's first (eager) step creates (:meth:`ready`). A graph is compiled per batch shape. If torch cannot compile it, the call
     returns None, changing nothing, a warning says why and :attr:`failed` is set: the group then
     steps eagerly."""
 
@@ -48,14 +48,22 @@ class WholeStep:
         group_of = {id(p): g for g in optimizer.param_groups for p in g["params"]}
         self.decay = [group_of[id(group.params[n])]["weight_decay"] for n in self.trained]
         self.betas, self.eps = defaults["betas"], defaults["eps"]
+        self._ready_with = None  # the optimizer last found ready (checking reads a device tensor)
         self._compiled = torch.compile(self._step, mode=mode, dynamic=False)
 
     def ready(self) -> bool:
-        """Whether the optimizer holds its moments for every trained tensor, at the group's step."""
-        state = self.group.optimizer.state
+        """Whether the optimizer holds its moments for every trained tensor, at the group's step
+        (checked once per optimizer: a group replaces its optimizer when it drops seeds or resumes)."""
+        optimizer = self.group.optimizer
+        if self._ready_with is optimizer:
+            return True
+        state = optimizer.state
         if not all(self.group.params[n] in state for n in self.trained):
             return False
-        return int(state[self.group.params[self.trained[0]]]["step"]) == self.group.step
+        if int(state[self.group.params[self.trained[0]]]["step"]) != self.group.step:
+            return False
+        self._ready_with = optimizer
+        return True
 
     def __call__(self, batch: "Batch", lr: float) -> torch.Tensor | None:
         group = self.group

@@ -70,3 +70,18 @@ def test_a_trained_model_answers_alike_on_both_devices():
     answers = [Trained.from_weights(task, Variant.parse("ape"), ModelConfig(2, 2, 32), weights, device).exact(examples)
                for device in ("cpu", "cuda")]
     assert (answers[0] == answers[1]).all()
+
+
+def test_batches_reach_the_gpu_without_waiting_and_intact():
+    """Batches go to the GPU from page-locked memory without blocking the host; what arrives is
+    the batch."""
+    from validation.data import Encoding
+
+    task = registry.get("bin_majority")
+    encoding = Encoding.of(task)
+    batch = encoding.collate([task.example(("1", "0", "1")), task.example(("0",))])
+    moved = batch.to("cuda")
+    torch.cuda.synchronize()
+    for name in ("ids", "positions", "targets", "mask"):
+        got, want = getattr(moved, name), getattr(batch, name)
+        assert got.is_cuda and torch.equal(got.cpu(), want)

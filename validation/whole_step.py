@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Callable
 import torch
 from torch.func import grad
 
+from .data import to_device
+
 if TYPE_CHECKING:
     from .data import Batch
     from .train import SeedGroup
@@ -71,10 +73,10 @@ class WholeStep:
         params = [group.params[n] for n in self.trained]
         beta1, beta2 = self.betas
         count = group.step + 1
-        scalars = torch.tensor([[1 - lr * decay for decay in self.decay],
-                                [lr / (1 - beta1 ** count)] * len(self.decay),
-                                [(1 - beta2 ** count) ** 0.5] * len(self.decay)],
-                               dtype=params[0].dtype, device=params[0].device)
+        scalars = to_device(torch.tensor([[1 - lr * decay for decay in self.decay],
+                                          [lr / (1 - beta1 ** count)] * len(self.decay),
+                                          [(1 - beta2 ** count) ** 0.5] * len(self.decay)],
+                                         dtype=params[0].dtype), params[0].device)
         frozen = {n: group.params[n] for n in group.frozen}
         arguments = ([p.detach() for p in params], [state[p]["exp_avg"] for p in params],
                      [state[p]["exp_avg_sq"] for p in params], [state[p]["step"] for p in params],

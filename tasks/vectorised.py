@@ -81,6 +81,57 @@ def untied_bits(rng: np.random.Generator, count: int, low: int, high: int, *, of
     return Drawn(inputs, lengths, *_single(2 * ones > lengths), _offsets(rng, lengths, offset_room))
 
 
+def interleaved_majorities(rng: np.random.Generator, count: int, low: int, high: int, *, offset_room: Room,
+                           period: int = 3) -> Drawn:
+    """bin_majority_interleave: a length drawn in [low, high] rounded to a multiple of ``period``
+    (and nudged back into the window, as ``tasks.algorithmic._interleave_length`` does), then
+    ``period`` interleaved streams of untied bits; each stream's majority bit."""
+    low = max(period, low)
+    streams = np.round(rng.integers(low, high + 1, size=count) / period).astype(np.int64)
+    streams -= streams * period > high
+    streams += streams * period < low
+    lengths = streams * period
+    inputs = np.full((count, int(lengths.max())), PAD, dtype=np.int64)
+    answers = np.zeros((count, period), dtype=np.int64)
+    for k in range(period):
+        ones = rng.integers(0, streams + 1)
+        while (tied := 2 * ones == streams).any():
+            ones[tied] = rng.integers(0, streams[tied] + 1)
+        bits = _arranged(rng, streams, ones)
+        inputs[:, k::period][:, :bits.shape[1]] = bits
+        answers[:, k] = 2 * ones > streams
+    return Drawn(inputs, lengths, answers, np.full(count, period), _offsets(rng, lengths, offset_room))
+
+
+def binary_sums(rng: np.random.Generator, count: int, low: int, high: int, *, offset_room: Room) -> Drawn:
+    """addition: ``a + b =`` in binary, L symbols in all, the first operand's width uniform in
+    1..L-3, each operand a 1 and random bits (or one random bit); the sum's bits. Symbols: 0, 1,
+    +, =. ``offset_room`` receives the length of the whole sequence (``<bos>``, input, sum,
+    ``<eos>``)."""
+    lengths = _lengths(rng, count, low, high)
+    if int(lengths.max(initial=0)) > 63:
+        raise ValueError("binary operands beyond 61 bits are drawn by the Python sampler")
+    first = rng.integers(1, lengths - 3 + 1)
+    second = lengths - 2 - first
+    column = np.arange(int(lengths.max()))[None, :]
+    bits = rng.integers(0, 2, size=(count, column.shape[1]))
+    in_first, in_second = column < first[:, None], (column > first[:, None]) & (column < lengths[:, None] - 1)
+    leading = (column == 0) & (first[:, None] > 1) | (column == first[:, None] + 1) & (second[:, None] > 1)
+    bits = np.where(leading, 1, bits)
+    inputs = np.where(in_first | in_second, bits, PAD)
+    inputs = np.where(column == first[:, None], 2, inputs)
+    inputs = np.where(column == lengths[:, None] - 1, 3, inputs)
+    weight_first = np.where(in_first, first[:, None] - 1 - column, 0)
+    weight_second = np.where(in_second, lengths[:, None] - 2 - column, 0)
+    total = ((bits * in_first) << weight_first).sum(axis=1) + ((bits * in_second) << weight_second).sum(axis=1)
+    widths = np.maximum(1, (total[:, None] >= (1 << np.arange(63, dtype=np.int64))[None, :]).sum(axis=1))
+    place = np.arange(int(widths.max()))[None, :]
+    answers = np.where(place < widths[:, None], (total[:, None] >> np.maximum(widths[:, None] - 1 - place, 0)) & 1,
+                       PAD)
+    offsets = _offsets(rng, lengths, lambda n: offset_room(1 + n + widths + 1))
+    return Drawn(inputs, lengths, answers, widths, offsets)
+
+
 def parity_bits(rng: np.random.Generator, count: int, low: int, high: int, *, offset_room: Room) -> Drawn:
     """parity: L bits whose count of ones is uniform in 0..L; its parity (outputs e, o)."""
     lengths = _lengths(rng, count, low, high)
@@ -143,5 +194,5 @@ def distinct_symbols(rng: np.random.Generator, count: int, low: int, high: int, 
     return Drawn(inputs, lengths, answers, lengths, _offsets(rng, lengths, offset_room))
 
 
-__all__ = ["PAD", "Drawn", "distinct_symbols", "independent_copy", "parity_bits", "unique_majority",
-           "untied_bits"]
+__all__ = ["PAD", "Drawn", "binary_sums", "distinct_symbols", "independent_copy", "interleaved_majorities",
+           "parity_bits", "unique_majority", "untied_bits"]

@@ -24,7 +24,8 @@ DRAWS = 3_000
 
 
 def test_the_samplers_cover_the_algorithmic_tasks_they_were_written_for():
-    assert set(SAMPLED) >= {"bin_majority", "majority", "parity", "repeat_copy", "unique_copy", "sort"}
+    assert set(SAMPLED) >= {"bin_majority", "majority", "bin_majority_interleave", "parity", "repeat_copy",
+                            "unique_copy", "sort", "addition"}
 
 
 def _examples(task, drawn) -> list:
@@ -161,8 +162,8 @@ def test_the_sampler_is_checked_and_keyed():
     with pytest.raises(ValidationError, match="sampler 'numpy' is not one of python, vectorised"):
         TrainConfig(sampler="numpy")
     config = TrainConfig(sampler="vectorised")
-    with pytest.raises(ValidationError, match="'addition' has no vectorised sampler"):
-        SeedGroup(registry.get("addition"), Variant.parse("ape"), ModelConfig(1, 1, 8), config, seeds=(0,))
+    with pytest.raises(ValidationError, match="'xu_addition' has no vectorised sampler"):
+        SeedGroup(registry.get("xu_addition"), Variant.parse("ape"), ModelConfig(1, 1, 8), config, seeds=(0,))
     with pytest.raises(ValidationError, match="fixed training set"):
         SeedGroup(registry.get("bin_majority"), Variant.parse("ape"), ModelConfig(1, 1, 8),
                   dataclasses.replace(config, epochs=1, train_size=10), seeds=(0,))

@@ -13,10 +13,8 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -29,18 +27,11 @@ import crasp  # noqa: E402
 from crasp.interpreter import run_in_chunks  # noqa: E402
 from tests.reference import NaiveEvaluator  # noqa: E402
 
+from timing import median_time  # noqa: E402  (beside this script)
+
 PROGRAMS = {"global-count (dyck1)": "dyck1", "local-guard (contains_ab)": "contains_ab"}
 MAX_TOKENS = 10**9  # per measurement: 1000 inputs of 10^6 tokens take about two minutes
 NAIVE_MAX_WORK = 10**8  # naive evaluation is quadratic: n^2 * batch beyond this is estimated only
-
-
-def median_time(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def make_inputs(alphabet: list[str], length: int, batch: int, rng) -> list[list[str]]:

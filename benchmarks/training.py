@@ -35,7 +35,6 @@ import os
 import platform
 import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +51,7 @@ from validation.train import COMPILED_GRAPHS, SeedGroup, clip_per_seed_reference
 from validation.whole_step import WholeStep  # noqa: E402
 
 from steps import steps_per_second, time_steps  # noqa: E402  (beside this script)
+from timing import median_time  # noqa: E402
 
 CONFIGS = (("bin_majority", "1l1h16d"), ("majority", "1l2h64d"), ("sort", "2l2h64d"))
 
@@ -196,12 +196,7 @@ def host(args) -> None:
 
 
 def _median_ms(run, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return 1e3 * statistics.median(times)
+    return 1e3 * median_time(run, repeats)
 
 
 def _rate(value: float) -> str:

@@ -47,6 +47,10 @@ class Token:
         self.type, self.value = type_, value
         self.line, self.column, self.end_line, self.end_column = line, column, end_line, end_column
 
+    @property
+    def span(self) -> tuple[int, int, int, int]:
+        return self.line, self.column, self.end_line, self.end_column
+
     def __repr__(self) -> str:
         return f"Token({self.type!r}, {self.value!r})"
 
@@ -160,7 +164,6 @@ def parse(tables: tuple, text: str, builders: dict[str, Callable]):
     state_stack, values, spans = [state], [], []
     scanners: dict[int, tuple] = {}
     position, line, line_start, size = 0, 1, 0, len(text)
-    last = None
     try:
         while True:
             if position < size:
@@ -186,11 +189,9 @@ def parse(tables: tuple, text: str, builders: dict[str, Callable]):
                 if kind in ignore:
                     continue
                 kind = keywords.get(kind, {}).get(value, kind)
-                last = token = Token(kind, value, start_line, start_column, line, position - line_start + 1)
-            elif last is not None:
-                token = Token(_END, "", last.line, last.column, last.line, last.column)
+                token = Token(kind, value, start_line, start_column, line, position - line_start + 1)
             else:
-                token = Token(_END, "", 1, 1, 1, 1)
+                token = Token(_END, "", line, position - line_start + 1, line, position - line_start + 1)
             while True:
                 action = states[state_stack[-1]].get(token.type)
                 if action is None:
@@ -200,7 +201,7 @@ def parse(tables: tuple, text: str, builders: dict[str, Callable]):
                         raise NotParsed("shift at end of input")
                     state_stack.append(action[1])
                     values.append(token)
-                    spans.append((token.line, token.column, token.end_line, token.end_column))
+                    spans.append(token.span)
                     break
                 origin = _reduce(rules[action[1]], state_stack, values, spans, builders)
                 goto = states[state_stack[-1]][origin]
@@ -240,7 +241,7 @@ def _reduce(rule: tuple, state_stack: list, values: list, spans: list, builders:
     if expand1 and len(children) == 1:
         value = children[0]
         if isinstance(value, Token):  # Lark gives a token its own position, never its container's
-            span = (value.line, value.column, value.end_line, value.end_column)
+            span = value.span
     elif origin.startswith("_"):
         value = _Inline(children)
     else:

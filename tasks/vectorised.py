@@ -4,7 +4,7 @@ handful of numpy operations, instead of example by example in Python.
 A sampler draws ``count`` examples for the length window [low, high] with the distribution of
 the task's own sampling (length, input, answer and training offset); its random stream is
 another, so a run that uses it draws other examples than one that does not (the training
-config says which: ``TrainConfig.batches``). ``tests/test_vectorised_batches.py`` checks every
+config says which: ``TrainConfig.sampler``). ``tests/test_vectorised_batches.py`` checks every
 drawn example against the task's reference answer and the distributions against the Python
 samplers'.
 
@@ -67,6 +67,15 @@ def _arranged(rng: np.random.Generator, lengths: np.ndarray, ones: np.ndarray) -
     return np.where(within, (ranks < ones[:, None]).astype(np.int64), PAD)
 
 
+def _untied_ones(rng: np.random.Generator, lengths: np.ndarray) -> np.ndarray:
+    """Per row, a count of ones uniform in 0..lengths[b] but never lengths[b] / 2 (the Python
+    sampler redraws a tied count)."""
+    ones = rng.integers(0, lengths + 1)
+    while (tied := 2 * ones == lengths).any():
+        ones[tied] = rng.integers(0, lengths[tied] + 1)
+    return ones
+
+
 def _single(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return values[:, None].astype(np.int64), np.ones(len(values), dtype=np.int64)
 
@@ -74,9 +83,7 @@ def _single(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def untied_bits(rng: np.random.Generator, count: int, low: int, high: int, *, offset_room: Room) -> Drawn:
     """bin_majority: L bits whose count of ones is uniform in 0..L but never L/2; the majority bit."""
     lengths = _lengths(rng, count, low, high)
-    ones = rng.integers(0, lengths + 1)
-    while (tied := 2 * ones == lengths).any():  # the Python sampler redraws a tied count
-        ones[tied] = rng.integers(0, lengths[tied] + 1)
+    ones = _untied_ones(rng, lengths)
     inputs = _arranged(rng, lengths, ones)
     return Drawn(inputs, lengths, *_single(2 * ones > lengths), _offsets(rng, lengths, offset_room))
 
@@ -94,9 +101,7 @@ def interleaved_majorities(rng: np.random.Generator, count: int, low: int, high:
     inputs = np.full((count, int(lengths.max())), PAD, dtype=np.int64)
     answers = np.zeros((count, period), dtype=np.int64)
     for k in range(period):
-        ones = rng.integers(0, streams + 1)
-        while (tied := 2 * ones == streams).any():
-            ones[tied] = rng.integers(0, streams[tied] + 1)
+        ones = _untied_ones(rng, streams)
         bits = _arranged(rng, streams, ones)
         inputs[:, k::period][:, :bits.shape[1]] = bits
         answers[:, k] = 2 * ones > streams

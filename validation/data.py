@@ -146,8 +146,7 @@ class Encoding:
         seed's rows are those :meth:`collate` gives for the same examples, padded to the group's
         width."""
         task = self.task
-        if task.format is not Format.SEQ2SEQ:
-            raise ValidationError(f"task {task.name!r}: vectorised batches are built for seq2seq tasks only")
+        _require_seq2seq(task)
         lengths = np.stack([d.lengths for d in drawn])
         answer_lengths = np.stack([d.answer_lengths for d in drawn])
         prefix = np.array([self.id(t) for t in task.prefix], dtype=np.int64)
@@ -155,12 +154,13 @@ class Encoding:
         head = len(prefix) + lengths + separated
         total = head + answer_lengths + 1
         width = int(total.max())
-        if int((np.stack([d.offsets for d in drawn]) + total).max()) > self.n_positions:
+        offsets = np.stack([d.offsets for d in drawn])
+        if int((offsets + total).max()) > self.n_positions:
             raise ValidationError(f"task {task.name!r}: a drawn example does not fit the positional table of "
                                   f"{self.n_positions} rows")
         column = np.arange(width)
         ids = np.full((*lengths.shape, width), self.id(PAD), dtype=np.int64)
-        ids[..., :len(prefix)] = prefix[column[:len(prefix)]]
+        ids[..., :len(prefix)] = prefix
         symbol_ids = np.array([self.id(t) for t in task.symbols], dtype=np.int64)
         output_ids = np.array([self.id(t) for t in task.outputs], dtype=np.int64)
         inputs = _padded([d.inputs for d in drawn])
@@ -174,7 +174,6 @@ class Encoding:
         within = (place >= 0) & (place < answer_lengths[..., None])
         ids = np.where(within, output_ids[_gathered(answers, place)], ids)
         ids = np.where(column == total[..., None] - 1, self.id(EOS), ids)
-        offsets = np.stack([d.offsets for d in drawn])
         positions = offsets[..., None] + np.minimum(column, total[..., None] - 1)
         mask = (column >= head[..., None] - 1) & (column < total[..., None] - 1)
         following = np.concatenate([ids[..., 1:], np.full((*ids.shape[:-1], 1), self.id(PAD))], axis=-1)
@@ -228,6 +227,11 @@ class Encoding:
                     targets[b, k] = self.id(target)
         return Batch(torch.from_numpy(ids), torch.from_numpy(positions), torch.from_numpy(targets),
                      torch.from_numpy(mask))
+
+
+def _require_seq2seq(task: Task) -> None:
+    if task.format is not Format.SEQ2SEQ:
+        raise ValidationError(f"task {task.name!r}: vectorised batches are built for seq2seq tasks only")
 
 
 def _padded(rows: Sequence[np.ndarray]) -> np.ndarray:
@@ -344,8 +348,7 @@ class VectorisedStream:
         if task.sample_batch is None:
             raise ValidationError(f"task {task.name!r} has no vectorised sampler of training batches "
                                   "(train it with the Python samplers)")
-        if task.format is not Format.SEQ2SEQ:
-            raise ValidationError(f"task {task.name!r}: vectorised batches are built for seq2seq tasks only")
+        _require_seq2seq(task)  # refused when the group is built, not at its first step
         self.task = task
         self.rng = np.random.default_rng([seed, 4])
 

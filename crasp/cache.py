@@ -69,6 +69,11 @@ def _tool() -> bytes:
 _TOOL: bytes | None = None
 
 
+def digest(data: bytes) -> str:
+    """A 160-bit hex digest of ``data`` (the hash entries are named by)."""
+    return blake2b(data, digest_size=20).hexdigest()
+
+
 def path(kind: str, text: str) -> str:
     """Where the entry of ``kind`` for program ``text`` lives."""
     global _TOOL

@@ -23,6 +23,11 @@ class CraspError(Exception):
     exit_status = 1
 
 
+class ReferenceFailure(CraspError):
+    """A task's own code (its reference, domain test or sampler) raised on an input; the message
+    names the input. Searches that probe inputs a task may not cover catch exactly this."""
+
+
 class UsageError(CraspError):
     """A command line that cannot work: a bad combination of arguments, an unknown choice."""
 

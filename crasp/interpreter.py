@@ -136,10 +136,19 @@ def _fits_int64(checked: CheckedProgram, length: int) -> bool:
     memo = checked.memo
     if length <= memo.get("fits", -1):
         return True
+    generous = max(length, _GENEROUS_LENGTH)  # one walk of the program settles every length up to it
+    if magnitude_bound(checked, generous) < _INT64_LIMIT:
+        memo["fits"] = generous
+        return True
     if magnitude_bound(checked, length) >= _INT64_LIMIT:
         return False
     memo["fits"] = length
     return True
+
+
+_GENEROUS_LENGTH = 1 << 32
+"""The length :func:`_fits_int64` tries first (the bound grows with the length, so a program that
+fits at it fits at every shorter one)."""
 
 
 def magnitude_bound(checked: CheckedProgram, length: int) -> int:
@@ -218,40 +227,16 @@ class _Evaluator:
         return cached
 
     def compute(self, node: ast.Expr) -> np.ndarray:
-        if isinstance(node, ast.TokenIs):
-            token_id = self.vocabulary.get(node.token)
-            if token_id is None:
-                return np.zeros(self.shape, dtype=bool)
-            return self.ids == token_id
-        if isinstance(node, ast.BoolConst):
-            return np.full(self.shape, node.value, dtype=bool)
-        if isinstance(node, ast.Periodic):
-            return self.periodic(node.modulus, node.residues)
-        if isinstance(node, ast.Not):
-            return ~self(node.operand)
-        if isinstance(node, ast.And):
-            return self(node.left) & self(node.right)
-        if isinstance(node, ast.Or):
-            return self(node.left) | self(node.right)
-        if isinstance(node, ast.Compare):
-            return ast.COMPARISONS[node.op](self(node.left), self(node.right))
-        if isinstance(node, ast.Count):
-            return self.count(node)
-        if isinstance(node, ast.Const):
-            return np.full(self.shape, node.value, dtype=np.int64)
-        if isinstance(node, ast.Add):
-            return self(node.left) + self(node.right)
-        if isinstance(node, ast.Sub):
-            return self(node.left) - self(node.right)
-        if isinstance(node, ast.Scale):
-            return node.factor * self(node.operand)
-        if isinstance(node, ast.Min):
-            return np.minimum(self(node.left), self(node.right))
-        if isinstance(node, ast.Max):
-            return np.maximum(self(node.left), self(node.right))
-        if isinstance(node, ast.Cond):
-            return np.where(self(node.condition), self(node.then), self(node.otherwise))
-        raise TypeError(f"not a C-RASP expression node: {node!r}")  # pragma: no cover
+        rule = _RULES.get(type(node))
+        if rule is None:
+            raise TypeError(f"not a C-RASP expression node: {node!r}")  # pragma: no cover
+        return rule(self, node)
+
+    def token(self, node: ast.TokenIs) -> np.ndarray:
+        token_id = self.vocabulary.get(node.token)
+        if token_id is None:
+            return np.zeros(self.shape, dtype=bool)
+        return self.ids == token_id
 
     def result(self, batch: tuple[tuple[str, ...], ...], lengths: np.ndarray, *, trace: bool) -> RunResult:
         """Evaluate every definition and the outputs; the verdict is read at each input's last position."""
@@ -295,6 +280,27 @@ class _Evaluator:
             low = np.clip(positions - stop + 1, 0, None)
             total += prefix[:, high] - prefix[:, low]
         return total
+
+
+
+_RULES = {
+    ast.TokenIs: _Evaluator.token,
+    ast.BoolConst: lambda e, n: np.full(e.shape, n.value, dtype=bool),
+    ast.Periodic: lambda e, n: e.periodic(n.modulus, n.residues),
+    ast.Not: lambda e, n: ~e(n.operand),
+    ast.And: lambda e, n: e(n.left) & e(n.right),
+    ast.Or: lambda e, n: e(n.left) | e(n.right),
+    ast.Compare: lambda e, n: ast.COMPARISONS[n.op](e(n.left), e(n.right)),
+    ast.Count: lambda e, n: e.count(n),
+    ast.Const: lambda e, n: np.full(e.shape, n.value, dtype=np.int64),
+    ast.Add: lambda e, n: e(n.left) + e(n.right),
+    ast.Sub: lambda e, n: e(n.left) - e(n.right),
+    ast.Scale: lambda e, n: n.factor * e(n.operand),
+    ast.Min: lambda e, n: np.minimum(e(n.left), e(n.right)),
+    ast.Max: lambda e, n: np.maximum(e(n.left), e(n.right)),
+    ast.Cond: lambda e, n: np.where(e(n.condition), e(n.then), e(n.otherwise)),
+}
+"""How the evaluator computes each kind of node (one lookup per node, not a chain of tests)."""
 
 
 def run(
@@ -427,11 +433,12 @@ def run_in_chunks(
 
     Yields ``(indices, result)``: row r of ``result`` is input ``indices[r]``. Options are those
     of :func:`run`. A batch holds at most ``cells`` padded positions; by default as many as keep
-    every definition's values within about ``memory`` bytes (the interpreter keeps them all).
+    the values of every sub-expression within about ``memory`` bytes (the interpreter keeps them
+    all).
     """
     checked = program if isinstance(program, CheckedProgram) else check(program)
     if cells is None:
-        per_cell = 8 * (len(checked.definitions) + len(checked.next_tokens) + 4)
+        per_cell = 8 * (_expressions(checked) + 4)
         cells = max(1, min(1 << 22, memory // per_cell))
     batch = [as_tokens(item) for item in inputs]
     offset = options.pop("offset", 0)
@@ -439,6 +446,23 @@ def run_in_chunks(
     for indices in length_batches([len(seq) for seq in batch], cells):
         result = run(checked, [batch[k] for k in indices], offset=per_input[indices], **options)
         yield indices, result
+
+
+def _expressions(checked: CheckedProgram) -> int:
+    """The distinct sub-expressions of the program: the evaluator keeps a value of each (computed
+    once per program)."""
+    found = checked.memo.get("expressions")
+    if found is None:
+        seen: set = set()
+        stack = [d.expr for d in checked.definitions] + [e for _, e in checked.next_tokens]
+        stack += [checked.accept] if checked.accept is not None else []
+        while stack:
+            node = stack.pop()
+            if node not in seen:
+                seen.add(node)
+                stack.extend(ast.children(node))
+        found = checked.memo["expressions"] = len(seen)
+    return found
 
 
 def length_batches(lengths: Sequence[int], cells: int) -> Iterator[list[int]]:

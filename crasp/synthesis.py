@@ -54,6 +54,10 @@ BOOL, COUNT = 0, 1  # the two sorts
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
 
+INITIAL_SHARE = 0.2
+"""The share of the time limit the search may spend enumerating its first inputs."""
+
+
 class SynthesisError(CraspError):
     """A synthesis request that cannot be run (a bad configuration, a task without inputs)."""
 
@@ -381,11 +385,13 @@ def _output_names(task, examples: Sequence[tuple]) -> list[str]:
     return list(seen)
 
 
-def _initial_examples(task, config: SynthesisConfig, rng: np.random.Generator) -> list[tuple]:
-    """All inputs up to a small length, then random longer ones, each at a position offset."""
+def _initial_examples(task, config: SynthesisConfig, rng: np.random.Generator,
+                      deadline: float | None = None) -> list[tuple]:
+    """All inputs up to a small length (the lengths enumerated before ``deadline``), then random
+    longer ones, each at a position offset."""
     plain = config.plain
     spread = math.lcm(*range(2, config.max_period + 1)) if not plain else 1
-    framed = _exhaustive(task, config)
+    framed = _exhaustive(task, config, deadline)
     longest = max((e.length for e in framed), default=0)
     top = min(config.max_random_length, task.max_input_length())
     low = max(task.min_length, longest + 1)
@@ -393,7 +399,7 @@ def _initial_examples(task, config: SynthesisConfig, rng: np.random.Generator) -
         for length in np.linspace(min(low, top), top, num=config.random_inputs).round().astype(int):
             try:
                 framed.append(task.sample(int(length), rng))
-            except Exception:  # noqa: BLE001 - a length the task's sampler cannot produce
+            except CraspError:  # a length the task's sampler cannot produce (a guarded sampler raises this)
                 continue
     examples, seen = [], set()
     for example in framed:
@@ -407,14 +413,24 @@ def _initial_examples(task, config: SynthesisConfig, rng: np.random.Generator) -
     return examples
 
 
-def _exhaustive(task, config: SynthesisConfig) -> list:
-    """Framed examples of every valid input up to the longest length within the budget."""
+def _exhaustive(task, config: SynthesisConfig, deadline: float | None = None) -> list:
+    """Framed examples of every valid input up to the longest length within the budget (and whose
+    enumeration, at the pace of the length before, ends before ``deadline``)."""
     _, exhaustive_inputs = _task_checks()
     budget = config.exhaustive_inputs
     found: list = []
+    last = 0.0
+
+    def in_time() -> bool:
+        return deadline is None or time.perf_counter() + 4 * last <= deadline
+
     if task.enumerate_inputs is not None:
         for length in range(0, config.max_exhaustive_length + 1):
+            if not in_time():
+                break
+            started = time.perf_counter()
             batch = list(itertools.islice(task.enumerate_inputs(length), budget + 1))
+            last = time.perf_counter() - started
             if len(batch) > budget:
                 break
             found = batch
@@ -422,9 +438,11 @@ def _exhaustive(task, config: SynthesisConfig) -> list:
         symbols = tuple(task.symbols[:5])
         for length in range(0, config.max_exhaustive_length + 1):
             total = sum(len(symbols) ** n for n in range(length + 1))
-            if total > 50 * budget and found:
+            if total > 50 * budget and found or not in_time():
                 break
+            started = time.perf_counter()
             batch = exhaustive_inputs(task, length, symbols)
+            last = time.perf_counter() - started
             if len(batch) > budget:
                 break
             found = batch
@@ -432,7 +450,7 @@ def _exhaustive(task, config: SynthesisConfig) -> list:
     for x in found:
         try:
             examples.append(task.example(x))
-        except Exception:  # noqa: BLE001 - an input the reference rejects
+        except CraspError:  # an input the (guarded) reference rejects
             continue
     return examples
 
@@ -1049,7 +1067,7 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
     started = time.perf_counter()
     stats = _Stats(started=started, last_report=started)
     rng = np.random.default_rng(config.seed)
-    examples = _initial_examples(task, config, rng)
+    examples = _initial_examples(task, config, rng, started + INITIAL_SHARE * config.time_limit)
     schedule = _schedule(config)
     plain = config.plain
     log: list[str] = []

@@ -30,8 +30,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 from torch import nn
 
-HEAVISIDE = "heaviside"
-RELU = "relu"
+from .activations import HEAVISIDE, RELU  # noqa: E402,F401  (re-exported)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ training offsets of each task. Every sampler takes a numpy Generator.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import string
 from collections import Counter
@@ -21,7 +20,6 @@ from typing import Sequence
 import numpy as np
 
 from . import anchors, programs, vectorised
-from .findings import Strength, published
 from .types import BOS, INVALID, Format, Labels, Task
 from .split import Split
 
@@ -29,7 +27,6 @@ TRAIN_RANGE = (0, 50)
 BINS = ((0, 50), (51, 100), (101, 150))
 MAX_TEST_LENGTH = 150
 HUANG = "Huang et al. 2025, A Formal Framework for Understanding Length Generalization in Transformers (arXiv 2410.02140)"
-LABELS = f"{HUANG}: expressibility labels of the experiments"
 PLAIN_CONTAINED = "not expressible (plain C-RASP is contained in C-RASP[periodic, local]; see APE)"
 """Why a task without an APE program has no NoPE one either."""
 
@@ -261,8 +258,6 @@ def copy_every_kth(k: int, vocabulary: int, bins: tuple[tuple[int, int], ...], n
         labels=Labels(True, None),
         programs={"ape": functools.partial(programs.copy_with_stride, symbols, k)},
         no_program=no_program,
-        facts=published(no_program, ["nope"], f"{HUANG}, appendix (copy every k-th token): NoPE's failure "
-                        "observed in experiments", Strength.EXTRAPOLATED),
         anchors=anchors.copy_every_kth(k, span),
         description=f"copy every {k}-th of L - {k - 1} distinct symbols (vocabulary {vocabulary}); "
                     f"the input follows {k - 1} filler tokens '#'",
@@ -418,10 +413,6 @@ def builtin_tasks() -> list[Task]:
             reference=HUANG, batch_answer=_batch_addition,
         ),
     ]
-    # The paper's negative labels that neither a program nor communication complexity settles.
-    negative = {"parity": ["ape"], "bin_majority_interleave": ["nope"], "unique_copy": ["nope"]}
-    tasks = [dataclasses.replace(t, facts=published(t.no_program, negative[t.name], LABELS)) if t.name in negative
-             else t for t in tasks]
     for k in (1, 2, 3):
         tasks.append(copy_every_kth(k, 150, BINS, f"copy_every_kth_k{k}"))
         tasks.append(copy_every_kth(k, 384, ((0, 128), (129, 256), (257, 384)), f"copy_every_kth_k{k}_long"))

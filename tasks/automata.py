@@ -63,15 +63,37 @@ class Dfa:
 
     def next_sets(self, x: Sequence[str]) -> tuple[frozenset, ...]:
         """The next-character set after each prefix of x, the empty prefix first (len(x) + 1 sets)."""
-        unknown = [s for s in x if s not in self.symbols]
-        if unknown:
-            raise TaskError(f"symbol {unknown[0]!r} is not in the alphabet {{{', '.join(self.symbols)}}}")
-        state = None if self.start not in self.live else self.start
-        sets = [self.legal(state)]
-        for symbol in x:
-            state = self.step(state, symbol)
-            sets.append(self.legal(state))
-        return tuple(sets)
+        moves, sets = self._walk
+        state = 0
+        out = [sets[0]]
+        try:
+            for symbol in x:
+                state = moves[state][symbol]
+                out.append(sets[state])
+        except KeyError:
+            unknown = next(s for s in x if s not in self.symbols)
+            raise TaskError(f"symbol {unknown!r} is not in the alphabet {{{', '.join(self.symbols)}}}") from None
+        return tuple(out)
+
+    @functools.cached_property
+    def _walk(self) -> tuple[list[dict[str, int]], list[frozenset]]:
+        """Per numbered state (0: the start, as in :attr:`tables`) its moves by symbol and its
+        next-character set: the tables :meth:`next_sets` walks."""
+        start = self.start if self.start in self.live else None
+        states, index = [start], {start: 0}
+        for state in states:
+            for symbol in self.symbols:
+                target = self.step(state, symbol)
+                if target not in index:
+                    index[target] = len(states)
+                    states.append(target)
+        moves = [{symbol: index[self.step(q, symbol)] for symbol in self.symbols} for q in states]
+        return moves, [self.legal(q) for q in states]
+
+    @functools.cached_property
+    def _options(self) -> dict:
+        """Per state the symbols that keep the prefix completable, in the alphabet's order."""
+        return {}
 
     @functools.cached_property
     def tables(self) -> tuple[np.ndarray, np.ndarray]:
@@ -133,8 +155,11 @@ class Dfa:
         """A completable string of ``length``: each symbol uniform among the legal ones."""
         state = self.start
         out = []
+        known = self._options
         for _ in range(length):
-            options = [s for s in self.symbols if self.step(state, s) is not None]
+            options = known.get(state)
+            if options is None:
+                options = known[state] = tuple(s for s in self.symbols if self.step(state, s) is not None)
             if not options:
                 raise TaskError(f"the language has no prefix of length {length}")
             symbol = options[int(rng.integers(0, len(options)))]

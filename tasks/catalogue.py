@@ -11,7 +11,6 @@ import numpy as np
 
 from crasp.ast import Program
 
-from .findings import Fact
 from .types import Format, Labels, Task, TaskError
 
 _REGISTRY: dict[str, Task] = {}
@@ -44,7 +43,6 @@ def task(
     no_program: dict[str, str] | None = None,
     description: str = "",
     batch: Callable[[np.ndarray], np.ndarray] | None = None,
-    facts: Sequence[Fact] = (),
     modulus: int | None = None,
     replace: bool = False,
 ) -> Callable:
@@ -52,8 +50,8 @@ def task(
 
     The function maps an input (a tuple of symbols) to the answer tokens (seq2seq), the tuple of
     legal-next sets (next-set) or the verdict (accept); ``sampler(length, rng)`` draws an input;
-    ``batch`` is an optional vectorised reference, ``facts`` published results and ``modulus`` the
-    modulus of a modular answer (see :class:`Task`).
+    ``batch`` is an optional vectorised reference and ``modulus`` the modulus of a modular answer
+    (see :class:`Task`).
 
     >>> @task("demo_reverse", symbols=("a", "b"), replace=True,
     ...       sampler=lambda n, rng: tuple(rng.choice(["a", "b"], size=n)))
@@ -71,7 +69,7 @@ def task(
             programs=dict(programs or {}), no_program=dict(no_program or {}),
             description=description or (reference.__doc__ or "").strip().split("\n")[0],
             reference=f"{reference.__module__}.{reference.__qualname__}", batch_answer=batch,
-            facts=tuple(facts), modulus=modulus,
+            modulus=modulus,
         ), replace=replace)
         return reference
     return wrap

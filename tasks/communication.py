@@ -36,6 +36,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from crasp.errors import ReferenceFailure
+
 from .split import Split
 from .types import INVALID, Format, Task, TaskError
 
@@ -178,7 +180,9 @@ class _Reference:
                     out[row, 0] = INVALID
                     continue
                 answer = task.answer(tokens)
-            except Exception as error:  # a user's reference: name the input instead of a deep traceback
+            except ReferenceFailure as error:  # a guarded reference (tasks.evidence.guard) names the input
+                raise CommunicationError(str(error)) from error
+            except Exception as error:  # noqa: BLE001 - an unguarded user's reference: name the input
                 raise CommunicationError(f"the reference of task {task.name!r} raised {type(error).__name__}: "
                                          f"{error} on input {' '.join(tokens)!r}") from error
             if task.format is Format.NEXT_SET:
@@ -278,12 +282,23 @@ def count_rows(task: Task, n: int, *, split: Split | None = None, alice: np.ndar
     starts = range(0, len(alice), per_block)
     # numpy and hashlib release the GIL: blocks are built on every core, rows counted in order here.
     workers = 1 if len(starts) == 1 or not reference.vectorised else min(4, os.cpu_count() or 1)
-    with ThreadPoolExecutor(workers) as pool:
-        for block in pool.map(lambda start: _block(reference, alice[start:start + per_block], bob, start), starts):
+
+    def blocks(mapped) -> None:
+        nonlocal defined, missing
+        for block in mapped:
             for key, row in block.rows:
                 distinct.add(key, row)
             defined |= block.defined_columns
             missing |= block.missing_columns
+
+    def one(start: int) -> _Block:
+        return _block(reference, alice[start:start + per_block], bob, start)
+
+    if workers == 1:  # in this thread: a Python reference runs under the prediction's watchdog
+        blocks(map(one, starts))
+    else:
+        with ThreadPoolExecutor(workers) as pool:
+            blocks(pool.map(one, starts))
     return distinct.count, not bool((defined & missing).any())
 
 
@@ -456,13 +471,15 @@ def classify(ns: Sequence[int], rows: Sequence[int]) -> Growth:
 
 def analyse(task: Task, *, split: Split | None = None, max_pairs: int | None = None, sampled: int = 3,
             samples: int = 256, seed: int = 0, max_n: int = 32, bob_samples: int | None = None,
-            progress: Callable[[Size], None] | None = None) -> Analysis:
+            progress: Callable[[Size], None] | None = None, deadline: float | None = None) -> Analysis:
     """R(N) for N = 1, 2, ... exactly while the pairs of strings number at most ``max_pairs``
     (default 2^20 with a vectorised reference, 2^16 without), then lower bounds at ``sampled``
     larger N, doubling each time, from ``samples`` random Alice strings and ``bob_samples`` (default
     ``samples``) random Bob strings; the growth of the
     exact values; and whether Theorem 12 speaks to the task at all (a task whose inputs have
-    bounded length, e.g. distinct symbols or a fixed width, has bounded R: nothing is computed)."""
+    bounded length, e.g. distinct symbols or a fixed width, has bounded R: nothing is computed).
+    With a ``deadline`` (a ``time.perf_counter()`` reading) no size is started that the time of
+    the one before it says would end past it."""
     split = split or default_split(task)
     symbols = split.symbols(task)
     max_pairs = max_pairs if max_pairs is not None else (1 << 20 if task.batch_answer is not None else 1 << 16)
@@ -486,21 +503,29 @@ def analyse(task: Task, *, split: Split | None = None, max_pairs: int | None = N
         if progress:
             progress(size)
 
-    n = 1
-    while n <= max_n and len(symbols) ** (2 * split.block * n) <= max_pairs:
+    growth_factor = len(symbols) ** (2 * split.block)
+
+    def in_time(expected: float) -> bool:
+        return deadline is None or time.perf_counter() + expected <= deadline
+
+    n, last = 1, 0.0
+    while n <= max_n and len(symbols) ** (2 * split.block * n) <= max_pairs and in_time(last * growth_factor):
         started = time.perf_counter()
         rows, total = count_rows(task, n, split=split)
         strings = len(symbols) ** (split.block * n)
-        record(Size(n, rows, True, strings, strings, time.perf_counter() - started), total)
+        last = time.perf_counter() - started
+        record(Size(n, rows, True, strings, strings, last), total)
         n += 1
     rng = np.random.default_rng(seed)
+    last = 0.0
     for step in range(sampled if len(symbols) > 1 else 0):
         n = 2 * n if step else n
-        if n > max_n:
+        if n > max_n or not in_time(2 * last):
             break
         started = time.perf_counter()
         rows, total, a, b = sampled_rows(task, n, samples=samples, rng=rng, split=split, bob_samples=bob_samples)
-        record(Size(n, rows, False, a, b, time.perf_counter() - started), total)
+        last = time.perf_counter() - started
+        record(Size(n, rows, False, a, b, last), total)
     exact = [s for s in table if s.exact]
     empty = [s.n for s in exact if s.rows == 0]
     if empty:

@@ -37,11 +37,16 @@ class Probe:
     ``nested`` whether it sits under a count (then every position matters, not only the outputs)."""
 
     name: str
-    text: str
+    node: ast.Expr
     op: str
     difference: ast.Expr
     constant: int
     nested: bool
+
+    @property
+    def text(self) -> str:
+        """The comparison as source text (formatted when asked: programs can hold thousands)."""
+        return format_expr(self.node)
 
 
 @dataclass(frozen=True)
@@ -90,7 +95,7 @@ def probes(checked: CheckedProgram) -> tuple[Probe, ...]:
         if isinstance(node, (ast.Compare, ast.Min, ast.Max)):
             op = node.op if isinstance(node, ast.Compare) else "<="
             constant = max([0, *_constants(node.left), *_constants(node.right)])
-            found.append(Probe(f"{PROBE}{len(found)}", format_expr(node), op, ast.Sub(node.left, node.right),
+            found.append(Probe(f"{PROBE}{len(found)}", node, op, ast.Sub(node.left, node.right),
                                constant, nested))
         for child in _children(node):
             visit(child, nested or isinstance(node, ast.Count))

@@ -23,8 +23,7 @@ import numpy as np
 
 from . import anchors, automata
 from . import language_programs as lp
-from .algorithmic import HUANG, LABELS, PLAIN_CONTAINED
-from .findings import published
+from .algorithmic import HUANG, PLAIN_CONTAINED
 from .types import Anchor, Dataset, Format, Labels, Task, TaskError
 
 Window = Callable[[int, int, np.random.Generator], tuple[str, ...]]
@@ -292,13 +291,11 @@ def _task(language: Language) -> Task:
     dfa = language.dfa
     longest = language.bins[-1][1]
     programs = {v: f for v, f in (("ape", language.ape), ("nope", language.nope)) if f is not None}
-    no_program, facts = {}, ()
+    no_program = {}
     if language.ape is None:
         no_program = {"ape": REASONS[language.name], "nope": PLAIN_CONTAINED}
-        facts = published(no_program, ["ape"], LABELS)
     elif language.nope is None:
         no_program = {"nope": language.nope_reason}
-        facts = published(no_program, ["nope"], LABELS)
     return Task(
         name=language.name,
         family="formal",
@@ -319,7 +316,6 @@ def _task(language: Language) -> Task:
         labels=Labels(ape, nope),
         programs=programs,
         no_program=no_program,
-        facts=facts,
         # Only the bins the suite defines: the Tomita generator's third published bin re-tests [101, 150].
         anchors=tuple(Anchor(a.variant, a.bins[:len(language.bins)], a.config, a.source)
                       for a in anchors.formal_language(language.paper_name)),

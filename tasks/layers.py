@@ -1,20 +1,23 @@
 """How many layers does a transformer need for a task? Bounds with their evidence, per scheme.
 
-**At most**: the depth of a verified program (:mod:`tasks.evidence.programs`: the user's, the
-library's, one built from the task's automaton or one synthesized), as the layers of its compiled
-Limit Transformer (:func:`limit_transformer.compiler.model_depth`; the layers that hold attention
-heads are counted apart, since a conjunction of comparisons takes an MLP-only layer). Its *count
-depth*, the nesting of counting operators, is also given: a transformer whose feed-forward blocks
-may compute any function of their input needs no more layers than that (Yang, Cadilhac & Chiang
-2025 show such fixed-precision transformers and C-RASP equivalent, depth for depth). NoPE counts
-plain programs only. The bound is as strong as the program's verification, and as good as the
-shallowest program found (:func:`search_shallower` asks synthesis where the only one was built from
-an automaton).
+Both bounds count *attention layers*, in the unit of the depth hierarchy: the count depth of a
+C-RASP program, the nesting of its counting operators. Yang, Cadilhac & Chiang (2025) show
+fixed-precision transformers that round outside attention (feed-forward blocks computing any
+function of their input) and C-RASP equivalent, depth for depth.
+
+**At most**: the count depth of the shallowest verified program (:mod:`tasks.evidence`: the
+user's, the library's, one built from the task's automaton or one synthesized). Its compiled Limit
+Transformer's layers are given in a field of their own (``compiled_layers``, of which
+``attention_layers`` hold heads; :func:`limit_transformer.depth.model_depth`): our compiler spends
+MLP-only layers on Boolean combinations, so that count is larger. NoPE counts plain programs only.
+The bound is as strong as the program's verification, and as good as the shallowest program found
+(:func:`search_shallower` asks synthesis where the only one was built from an automaton).
 
 **At least**: a published lower bound, with its citation, or none. The one known to us is Yang,
 Cadilhac & Chiang's depth hierarchy for transformers without positional encodings (NoPE; plain
 C-RASP): L_{k+1} is not recognized at depth k, and the prediction problem of L_{k+3} is not solved
-at depth k + 1 (:mod:`tasks.regular.blocks` finds L_k inside a task's language). We apply it
+at depth k (their Figure 2: L_3 is predicted at depth 1, L_4 needs 2, L_5 needs 3;
+:mod:`tasks.regular.blocks` finds L_k inside a task's language). We apply it
 
 * to an accept task whose language restricted to two symbols is L_k (recognition: at least k layers,
   k >= 2), or whose language agrees with L_k on the prefixes of L_k's words (prediction: at least
@@ -38,7 +41,8 @@ conflict is reported.
 >>> import tasks
 >>> from tasks.findings import QUICK
 >>> found = layers(tasks.get("L5"), ("ape", "nope"), QUICK)
->>> found.schemes["nope"].at_least, found.schemes["nope"].count_depth, found.schemes["nope"].at_most
+>>> nope = found.schemes["nope"]
+>>> nope.at_least, nope.at_most, nope.compiled_layers
 (3, 3, 8)
 >>> found.schemes["ape"].at_least is None
 True
@@ -46,13 +50,12 @@ True
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 from crasp.errors import CraspError
 
+from .evidence import Evidence
 from .evidence import programs as program_evidence
-from .evidence.context import Context
 from .findings import Budget, Strength, scheme_named
 from .regular.blocks import YANG_CADILHAC_CHIANG
 from .types import Format, Task
@@ -67,7 +70,8 @@ DOMAIN_CHECK = 10
 
 @dataclass(frozen=True)
 class LayerFinding:
-    """One bound: ``bound`` is "at_most" or "at_least" (or "none": a note without a bound)."""
+    """One bound: ``bound`` is "at_most" or "at_least" (or "none": a note without a bound);
+    ``layers`` counts attention layers (count depth)."""
 
     scheme: str
     bound: str
@@ -83,20 +87,27 @@ class LayerFinding:
 
 @dataclass(frozen=True)
 class SchemeLayers:
-    """The bounds for one positional scheme: ``at_most`` the compiled model's layers (with
-    ``attention_layers`` of them holding heads, ``count_depth`` the program's), ``at_least`` the
-    published lower bound."""
+    """The bounds for one positional scheme, both in attention layers (count depth): ``at_most``
+    the count depth of the shallowest verified program, ``at_least`` the published lower bound;
+    and the compiled Limit Transformer of that program: ``compiled_layers``, of which
+    ``attention_layers`` hold heads."""
 
     scheme: str
     at_most: int | None
-    attention_layers: int | None
-    count_depth: int | None
     at_least: int | None
+    compiled_layers: int | None
+    attention_layers: int | None
     findings: tuple[LayerFinding, ...]
 
+    @property
+    def count_depth(self) -> int | None:
+        """The old name of :attr:`at_most`."""
+        return self.at_most
+
     def to_json(self) -> dict:
-        return {"at_most": self.at_most, "attention_layers": self.attention_layers, "count_depth": self.count_depth,
-                "at_least": self.at_least, "findings": [f.to_json() for f in self.findings]}
+        return {"at_most": self.at_most, "at_least": self.at_least, "unit": "attention layers (count depth)",
+                "compiled_layers": self.compiled_layers, "attention_layers": self.attention_layers,
+                "findings": [f.to_json() for f in self.findings]}
 
 
 @dataclass(frozen=True)
@@ -121,15 +132,25 @@ class Layers:
         return tuple(f for s in self.schemes.values() for f in s.findings)
 
     def to_json(self) -> dict:
-        return {"at_most": self.at_most, "at_least": self.at_least, "findings": [f.to_json() for f in self.findings],
+        return {"at_most": self.at_most, "at_least": self.at_least, "unit": "attention layers (count depth)",
+                "findings": [f.to_json() for f in self.findings],
                 "schemes": {name: s.to_json() for name, s in self.schemes.items()}}
+
+    def brief(self) -> str:
+        """One line: per scheme the bounds in attention layers."""
+        def bound(value):
+            return "?" if value is None else str(value)
+        return "; ".join(f"{scheme_named(name).short} {bound(s.at_least)}..{bound(s.at_most)}"
+                         for name, s in self.schemes.items() if scheme_named(name).has_programs) + \
+            " attention layers (at least..at most)"
 
     def lines(self) -> list[str]:
         """The bounds as text, one line per scheme and one per finding."""
         out = []
         for name, s in self.schemes.items():
-            most = "unknown" if s.at_most is None else (
-                f"{s.at_most} ({s.attention_layers} with attention; count depth {s.count_depth})")
+            compiled = ("" if s.compiled_layers is None else f" (its compiled Limit Transformer: {s.compiled_layers} "
+                        f"layers, {s.attention_layers} with attention)")
+            most = "unknown" if s.at_most is None else f"{s.at_most}{compiled}"
             out.append(f"{name}: at most {most}; at least {'unknown' if s.at_least is None else s.at_least}")
             out += [f"  - [{f.bound}, {f.strength.value if f.strength else 'no claim'}] {f.claim}"
                     + (f" ({f.citation})" if f.citation else "") for f in s.findings]
@@ -139,70 +160,65 @@ class Layers:
 # ---------------------------------------------------------------- upper bounds
 
 
-def _passed_programs(task: Task, scheme: str, budget: Budget, context: Context) -> list[program_evidence.Checked]:
-    found = [c for c in program_evidence.verified(task, budget, context) if c.ok]
-    for searched in ("ape", "nope"):  # a program synthesized for either scheme (a plain one serves both)
-        synthesized = context.stored(("synthesis", searched))
-        if synthesized and synthesized[0] is not None and synthesized[0].ok and synthesized[0] not in found:
-            found.append(synthesized[0])
-    plain_only = scheme_named(scheme).plain_only
-    return [c for c in found if c.plain or not plain_only]
-
-
-def _upper(task: Task, scheme: str, budget: Budget, context: Context) -> tuple[list[LayerFinding], tuple | None]:
-    from limit_transformer.compiler import model_depth
+def _upper(evidence: Evidence, scheme: str) -> tuple[list[LayerFinding], tuple | None]:
+    from limit_transformer.depth import model_depth
 
     if not scheme_named(scheme).has_programs:
         return [LayerFinding(scheme, "none", None, "no program bounds the depth of this scheme's transformers: "
                              "Huang et al.'s theorems tie programs to APE and NoPE", None)], None
-    candidates = _passed_programs(task, scheme, budget, context)
+    candidates = program_evidence.verified(evidence, plain=scheme_named(scheme).plain_only)
     if not candidates:
         return [LayerFinding(scheme, "none", None, f"no verified {scheme_named(scheme).program_kind} program, so no "
                              "upper bound", None)], None
-    best, findings = None, []
-    shallowest = min(c.checked.info.depth for c in candidates)
-    for candidate in candidates:
-        count_depth = candidate.checked.info.depth
+    candidate = min(candidates, key=lambda c: (c.checked.info.depth, len(c.checked.definitions)))
+    count_depth = candidate.checked.info.depth
+    findings: list[LayerFinding] = []
+    layers = attention = None
+    if len(candidate.checked.definitions) > COMPILED_LIMIT:
+        compiled = (f"its compiled depth is not computed for programs of more than {COMPILED_LIMIT} definitions "
+                    f"(this one has {len(candidate.checked.definitions)}; `crasp compile` gives it)")
+    else:
         try:
             depth = model_depth(candidate.checked)
+            layers, attention = depth.layers, depth.attention_layers
+            compiled = f"our compiler gives it {layers} layers, {attention} with attention heads"
         except CraspError as error:
-            findings.append(LayerFinding(scheme, "none", None, f"{candidate.origin} (count depth {count_depth}) does "
-                                         f"not compile: {error}", None))
-            continue
-        key = (depth.layers, depth.attention_layers, count_depth)
-        if best is None or key < best[0]:
-            best = (key, candidate)
-    if best is None:
-        return findings, None
-    (layers, attention, count_depth), candidate = best
+            compiled = f"it does not compile: {error}"
     strength = Strength.VERIFIED if candidate.report.reaches_constants else Strength.EXTRAPOLATED
     findings.insert(0, LayerFinding(
-        scheme, "at_most", layers,
-        f"{candidate.origin} compiles to a Limit Transformer of {layers} layers, {attention} of them with attention "
-        f"heads; its count depth is {count_depth}, so a transformer whose feed-forward blocks compute any function "
-        f"needs at most {count_depth} ({program_evidence.bounds(candidate.report)})",
+        scheme, "at_most", count_depth,
+        f"{candidate.origin} has count depth {count_depth}, so a transformer whose feed-forward blocks compute any "
+        f"function needs at most {count_depth} attention layers; {compiled} "
+        f"({program_evidence.bounds(candidate.report)})",
         strength, f"{program_evidence.THEOREMS}; {EQUIVALENCE}"))
-    return findings, (layers, attention, count_depth, shallowest)
+    return findings, (count_depth, layers, attention)
+
+
+COMPILED_LIMIT = 400
+"""The largest program (in definitions) whose compiled depth a prediction computes: lowering takes
+about a millisecond a definition, and the library's largest programs have thousands."""
 
 
 SEARCH_SECONDS = 5.0
-"""The most time :func:`search_shallower` gives synthesis (within the budget's own limit)."""
+"""The most time :func:`search_shallower` gives synthesis (within what is left of the budget)."""
 
 
-def search_shallower(task: Task, schemes, budget: Budget, context: Context) -> None:
+def search_shallower(evidence: Evidence, schemes) -> None:
     """Where every verified program of a scheme was built from the task's automaton (one counting
     step per state it passes, so deep by construction) and is at least two deep, ask synthesis for
-    one (it tries the smallest programs first; for at most :data:`SEARCH_SECONDS`); the bounds then
-    take the shallower."""
-    if task.format is Format.ALIGNED or task.fixed_width is not None or budget.synthesis_seconds <= 0:
+    one (it tries the smallest programs first), within what is left of the searches' time and at
+    most :data:`SEARCH_SECONDS`; the bounds then take the shallower."""
+    from .evidence.synthesis import MIN_SECONDS, synthesized
+
+    task = evidence.task
+    if task.format is Format.ALIGNED or task.fixed_width is not None or not evidence.synthesis:
         return
     for scheme in [s for s in ("ape", "nope") if s in schemes]:
-        passed = _passed_programs(task, scheme, budget, context)
+        passed = program_evidence.verified(evidence, plain=scheme_named(scheme).plain_only)
+        seconds = min(evidence.clock.left, SEARCH_SECONDS)
         if passed and all(c.origin.startswith("program built") for c in passed) and \
-                min(c.checked.info.depth for c in passed) >= 2:
-            context.synthesis = True
-            short = dataclasses.replace(budget, synthesis_seconds=min(budget.synthesis_seconds, SEARCH_SECONDS))
-            program_evidence.synthesized(task, scheme, short, context)
+                min(c.checked.info.depth for c in passed) >= 2 and seconds >= MIN_SECONDS:
+            synthesized(evidence, scheme, seconds)
 
 
 # ---------------------------------------------------------------- lower bounds
@@ -216,14 +232,15 @@ def _renamed_prefixes(x: str, y: str, k: int, longest: int):
     return (tuple(rename[c] for c in w) for w in prefixes(k, longest))
 
 
-def _lower(task: Task, scheme: str, budget: Budget, context: Context) -> list[LayerFinding]:
+def _lower(evidence: Evidence, scheme: str) -> list[LayerFinding]:
     from .evidence import regular
     from .regular import blocks
     from .regular.dfa import words
 
     if not scheme_named(scheme).plain_only:
         return []
-    language = regular.language_of(task, budget, context)
+    task = evidence.task
+    language = regular.language_of(evidence, learn=False)
     if isinstance(language, str):
         return [LayerFinding(scheme, "none", None, f"no published lower bound applies: {language}", None)]
     (dfa, *_), exact = language  # the reading that rejects words shorter than the inputs: L_k has none
@@ -236,8 +253,8 @@ def _lower(task: Task, scheme: str, budget: Budget, context: Context) -> list[La
         if regular.inputs_include(task, words((x, y), DOMAIN_CHECK)):
             found.append(LayerFinding(
                 scheme, "at_least", k, f"on inputs over {{{x}, {y}}} the task is L_{k} ({source}), and no NoPE "
-                f"transformer of fixed precision (rounding outside attention) with fewer than {k} layers recognizes "
-                f"L_{k} (L_{{j+1}} needs more than j layers)",
+                f"transformer of fixed precision (rounding outside attention) with fewer than {k} attention layers "
+                f"recognizes L_{k} (L_{{j+1}} is not recognized at depth j)",
                 strength, HIERARCHY))
     predicted = blocks.predicts(dfa)
     if predicted and predicted[0] >= 3:
@@ -246,8 +263,8 @@ def _lower(task: Task, scheme: str, budget: Budget, context: Context) -> list[La
             found.append(LayerFinding(
                 scheme, "at_least", k - 2, f"on every prefix of a word of L_{k} over {{{x}, {y}}} the task says "
                 f"whether the prefix is in L_{k} ({source}), and no NoPE transformer of fixed precision (rounding "
-                f"outside attention) with fewer than {k - 2} layers solves L_{k}'s prediction problem (L_{{j+3}} needs "
-                "more than j + 1 layers)",
+                f"outside attention) with fewer than {k - 2} attention layers solves L_{k}'s prediction problem "
+                "(L_{j+3}'s is not solved at depth j)",
                 strength, HIERARCHY))
     if not found:
         return [LayerFinding(scheme, "none", None, "no published lower bound applies: the task's language is none "
@@ -259,37 +276,44 @@ def _lower(task: Task, scheme: str, budget: Budget, context: Context) -> list[La
 # ---------------------------------------------------------------- both
 
 
-def shallowest_program(task: Task, budget: Budget, context: Context) -> tuple[int, bool] | None:
+def shallowest_program(evidence: Evidence) -> tuple[int, bool] | None:
     """(count depth, plain) of the shallowest verified program, plain ones first; None if none."""
-    plain = _passed_programs(task, "nope", budget, context)
+    plain = program_evidence.verified(evidence, plain=True)
     if plain:
         return min(c.checked.info.depth for c in plain), True
-    found = _passed_programs(task, "ape", budget, context)
+    found = program_evidence.verified(evidence)
     return (min(c.checked.info.depth for c in found), False) if found else None
 
 
-def scheme_layers(task: Task, scheme: str, budget: Budget, context: Context) -> SchemeLayers:
-    """The bounds for one scheme (programs are verified once per ``context``)."""
-    upper_findings, upper = _upper(task, scheme, budget, context)
-    lower_findings = _lower(task, scheme, budget, context)
+def scheme_layers(evidence: Evidence, scheme: str) -> SchemeLayers:
+    """The bounds for one scheme, from the programs and the automaton the evidence holds."""
+    upper_findings, upper = _upper(evidence, scheme)
+    lower_findings = _lower(evidence, scheme)
     at_least = next((f.layers for f in lower_findings if f.bound == "at_least"), None)
-    at_most, attention, count_depth, shallowest = upper if upper else (None, None, None, None)
+    at_most, compiled, attention = upper if upper else (None, None, None)
     findings = [*upper_findings, *lower_findings]
-    if at_least is not None and shallowest is not None and shallowest < at_least:
+    if at_least is not None and at_most is not None and at_most < at_least:
         findings.append(LayerFinding(
-            scheme, "none", None, f"conflict: a verified program of count depth {shallowest} and a lower bound of "
-            f"{at_least} layers cannot both hold; both are withdrawn (check the program on longer inputs)", None))
-        at_least = at_most = attention = count_depth = None
-    return SchemeLayers(scheme, at_most, attention, count_depth, at_least, tuple(findings))
+            scheme, "none", None, f"conflict: a verified program of count depth {at_most} and a lower bound of "
+            f"{at_least} attention layers cannot both hold; both are withdrawn (check the program on longer inputs)",
+            None))
+        at_least = at_most = compiled = attention = None
+    return SchemeLayers(scheme, at_most, at_least, compiled, attention, tuple(findings))
 
 
-def layers(task: Task, schemes=("ape", "nope"), budget: Budget | None = None, context: Context | None = None) -> Layers:
-    """The layer bounds of ``task`` for each of ``schemes`` (see the module docstring)."""
+def layers(task: Task, schemes=("ape", "nope"), budget: Budget | None = None,
+           evidence: Evidence | None = None) -> Layers:
+    """The layer bounds of ``task`` for each of ``schemes`` (see the module docstring), from
+    ``evidence`` (default: the task's own and library programs under ``budget``)."""
     from .findings import DEFAULT
 
-    budget = budget or DEFAULT
-    context = context or Context(synthesis=False)
-    return Layers({scheme: scheme_layers(task, scheme, budget, context) for scheme in schemes})
+    if evidence is None:  # asked on its own: learn the task's automaton where it has none
+        evidence = Evidence(task, budget or DEFAULT, synthesis=False)
+        if task.automaton is None and task.format is Format.ACCEPT:
+            from .evidence.regular import automata
+
+            evidence.get(automata)
+    return Layers({scheme: scheme_layers(evidence, scheme) for scheme in schemes})
 
 
 __all__ = ["layers", "shallowest_program", "search_shallower", "Layers", "SchemeLayers", "LayerFinding",

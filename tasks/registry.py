@@ -49,3 +49,18 @@ def get(name: str) -> Task:
         hint = f"; did you mean {', '.join(close[:5])}?" if close else ""
         raise TaskError(f"no task named {name!r}{hint} (`crasp tasks` lists them)")
     return registered[name]
+
+
+class Families:
+    """The families of the registered tasks, as argparse ``choices``: read when argparse first
+    asks (a usage error, ``--help``), so that building the parser does not load the suite.
+
+    >>> "formal" in Families(), "nosuch" in Families()
+    (True, False)
+    """
+
+    def __iter__(self):
+        return iter(dict.fromkeys(t.family for t in all_tasks()))
+
+    def __contains__(self, family: object) -> bool:
+        return family in list(self)

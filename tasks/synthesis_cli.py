@@ -12,14 +12,16 @@ def cmd_synthesize(args, out, err) -> int:
     from crasp.synthesis import SynthesisConfig, synthesize
 
     from . import registry
+    from .evidence.guard import guarded, watchdog
     from .evidence.reference import check_reference
 
-    task = registry.get(args.task)
-    check_reference(task, seed=args.seed)  # the search trusts the reference: check it first
+    task = guarded(registry.get(args.task))  # the task's own code: errors name the input
     config = SynthesisConfig(max_size=args.max_size, time_limit=args.time, positions=args.positions,
                              seed=args.seed)
     progress = None if args.quiet else (lambda line: print(line, file=err, flush=True))
-    result = synthesize(task, config, progress=progress)
+    with watchdog():
+        check_reference(task, seed=args.seed)  # the search trusts the reference: check it first
+        result = synthesize(task, config, progress=progress)
     if result.program is None:
         if args.json:
             print(json.dumps(result.to_json(), indent=2), file=out)

@@ -19,8 +19,9 @@ a transformer will need (docs/depth-and-length.md compares them with training ru
 * **C-RASP** (Yang, Bergsträßer, Zetzsche, Chiang & Lin, arXiv 2603.02238, abstract): no computable
   length-generalization bound exists for C-RASP already with two layers. Learner: the idealized
   program learner of the Limit Transformer framework. Where the task's shallowest plain program
-  has count depth two or more, we say that no tool can compute such a length for every program of
-  that class; it does not say this task needs long inputs (a shallower program may exist).
+  has count depth two or more and no automaton bound applies, we note that no tool can compute
+  such a length for every program of that class: a statement about the class (strength none),
+  which does not say this task needs long inputs.
 * For one-layer C-RASP, Chen et al. prove a bound of order T^2 in the program's precision T; its
   constant and the precise class are not in what we could read, so no number is given.
 
@@ -37,7 +38,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from .evidence.context import Context
+from .evidence.context import Evidence
 from .findings import Budget, Strength
 from .regular.dfa import Dfa, words
 from .types import Format, Task
@@ -267,11 +268,20 @@ class TrainingLength:
         return [f"[{f.kind}, {f.strength.value if f.strength else 'no claim'}] {f.claim} (learner: {f.learner}; "
                 f"{f.citation})" for f in self.findings]
 
+    def brief(self) -> str:
+        """One line: the least length shown to suffice for the DFA learner, or why there is none."""
+        if self.at_most is None:
+            return "no bound (" + (self.findings[0].claim if self.findings else "nothing applies") + ")"
+        exact = f", exactly {self.exact}" if self.exact is not None else ""
+        strength = next(f.strength.value for f in self.findings if f.kind in ("at_most", "exact"))
+        return f"at most {self.at_most}{exact} for the minimal-DFA learner ({strength})"
 
-def _automaton_findings(task: Task, budget: Budget, context: Context) -> list[LengthFinding]:
+
+def _automaton_findings(evidence: Evidence) -> list[LengthFinding]:
     from .evidence import regular
 
-    language = regular.language_of(task, budget, context)
+    task = evidence.task
+    language = regular.language_of(evidence, learn=False)
     if isinstance(language, str):
         return [LengthFinding("note", None, f"the finite-automaton bound does not apply: {language}", DFA_LEARNER,
                               None, CHEN_MA_LI)]
@@ -290,7 +300,13 @@ def _automaton_findings(task: Task, budget: Budget, context: Context) -> list[Le
     found = [LengthFinding("at_most", dfa_bound(dfa), f"the minimal complete automaton has {n} states ({source}), so "
                            f"inputs up to length 2n - 2 = {dfa_bound(dfa)} suffice{readings}", DFA_LEARNER, strength,
                            CHEN_MA_LI)]
-    least = idealized_length(dfa) if len(set(dfas)) == 1 else None
+    searched = len(set(dfas)) == 1 and evidence.budget.seconds > 0
+    least = idealized_length(dfa, evidence.budget.rivals) if searched else None
+    if least is None and len(set(dfas)) == 1:
+        why = (f"more than {evidence.budget.rivals:,} choices; --budget rivals=N raises it" if searched else
+               "the searches are off")
+        found.append(LengthFinding("note", None, f"the exact least length was not searched to its end ({why})",
+                                   DFA_LEARNER, None, "computed from the learner's definition"))
     if least is not None:
         found.append(LengthFinding("exact", least, f"an exhaustive search of the DFAs of at most {n} states over "
                                    f"{len(dfa.symbols)} symbols that agree with the task up to a length: the least "
@@ -299,7 +315,9 @@ def _automaton_findings(task: Task, budget: Budget, context: Context) -> list[Le
     return found
 
 
-def _program_findings(task: Task, count_depth: int | None, plain: bool) -> list[LengthFinding]:
+def _program_findings(count_depth: int | None, plain: bool, bounded: bool) -> list[LengthFinding]:
+    """What the program learners' results say; ``bounded``: a finite-automaton bound applies to the
+    task itself (then the class-level statement is left out: it says nothing about this task)."""
     if count_depth is None:
         return [LengthFinding("note", None, "no verified program, so no bound for a program learner",
                               PROGRAM_LEARNER, None, YANG_BOUNDS)]
@@ -308,23 +326,26 @@ def _program_findings(task: Task, count_depth: int | None, plain: bool) -> list[
                               "published bounds we read are for C-RASP without them", PROGRAM_LEARNER, None,
                               YANG_BOUNDS)]
     if count_depth >= 2:
+        if bounded:
+            return []
         return [LengthFinding("no_computable_bound", None, f"the shallowest verified plain program has count depth "
-                              f"{count_depth}: for C-RASP with two or more layers no computable function of the "
-                              "program bounds the training length (a statement about the class; a shallower "
-                              "program for this task, if one exists, could have one)", PROGRAM_LEARNER,
-                              Strength.PROOF, YANG_BOUNDS)]
+                              f"{count_depth}; for C-RASP with two or more layers no computable function of a "
+                              "program bounds the training length. That is a statement about the class, not about "
+                              "this task: it may still have a bound (a shallower program, or another argument)",
+                              PROGRAM_LEARNER, None, YANG_BOUNDS)]
     return [LengthFinding("note", None, f"the shallowest verified plain program has count depth {count_depth}: "
                           "Chen et al.'s bound for one-layer C-RASP is of order T^2 in its precision T, with a "
                           "constant we could not read, so no number is given", PROGRAM_LEARNER, None,
                           CHEN_ONE_LAYER)]
 
 
-def training_length(task: Task, budget: Budget, context: Context,
-                    shallowest: tuple[int, bool] | None) -> TrainingLength:
-    """The findings for ``task``: ``shallowest`` is (count depth, plain) of the shallowest verified
-    program (None: none)."""
+def training_length(evidence: Evidence, shallowest: tuple[int, bool] | None) -> TrainingLength:
+    """The findings for the evidence's task: ``shallowest`` is (count depth, plain) of the
+    shallowest verified program (None: none)."""
     depth, plain = shallowest if shallowest is not None else (None, False)
-    return TrainingLength((*_automaton_findings(task, budget, context), *_program_findings(task, depth, plain)))
+    automaton = _automaton_findings(evidence)
+    bounded = any(f.kind in ("at_most", "exact") for f in automaton)
+    return TrainingLength((*automaton, *_program_findings(depth, plain, bounded)))
 
 
 __all__ = ["training_length", "TrainingLength", "LengthFinding", "dfa_bound", "idealized_length",

@@ -18,7 +18,6 @@ import numpy as np
 
 from crasp.ast import Program
 
-from .findings import Fact
 from .split import Split
 
 BOS, SEP, EOS = "<bos>", "<sep>", "<eos>"
@@ -111,9 +110,7 @@ class Task:
     outside the task's domain gets a row of :data:`INVALID`. It may raise NotImplementedError
     for inputs it does not cover; the checker then calls ``answer``. ``n_positions``, where given,
     is the size of the positional table the published code trains with (training offsets and the
-    longest test sequence fit in it). ``facts`` are published results about the task (a
-    :class:`~tasks.findings.Fact` per scheme: claim, statement, citation), which the prediction
-    weighs like any other evidence; ``modulus`` is the modulus of a modular-arithmetic answer;
+    longest test sequence fit in it). ``modulus`` is the modulus of a modular-arithmetic answer;
     ``split``, where set, is how the communication checker cuts an input between Alice and Bob
     (default: the first N symbols and the next N); ``automaton``, where set, is the exact minimal
     automaton (a :class:`tasks.regular.Dfa`) of an accept task that is a regular language, or of
@@ -153,7 +150,6 @@ class Task:
     aliases: tuple[str, ...] = ()
     batch_answer: Callable[[np.ndarray], np.ndarray] | None = field(default=None, compare=False)
     n_positions: int | None = None
-    facts: tuple[Fact, ...] = ()
     split: Split | None = None
     automaton: object | None = field(default=None, compare=False)
     end: str | None = None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import weakref
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -172,6 +173,52 @@ def predictions(task: Task, result: RunResult, row: int, example: Example) -> li
     return [bool(result.accept[row])]
 
 
+class _Comparison:
+    """The program's outputs on one batch against the examples' targets, an example at a time,
+    with numpy over its checked positions (the targets in the form compared are kept per example
+    in the task's memo, shared by every program and offset)."""
+
+    def __init__(self, task: Task, result: RunResult, memo: dict) -> None:
+        self.task = task
+        self.result = result
+        if result.next is not None:
+            self.tokens = tuple(result.next)
+            self.outputs = np.stack([result.next[t] for t in self.tokens])  # tokens x rows x positions
+            self.wanted = memo.setdefault(("wanted", self.tokens), {})
+
+    def _want(self, example: Example) -> np.ndarray:
+        """Next-set targets: token x checked position, True where the token is legal (a row of
+        True beyond the tokens where a target holds a token the program has no output for);
+        seq2seq targets: the index of the target token per checked position (-1: none)."""
+        found = self.wanted.get(id(example))
+        if found is None:
+            index = {t: k for k, t in enumerate(self.tokens)}
+            if self.task.format is Format.NEXT_SET:
+                found = np.zeros((len(self.tokens) + 1, len(example.targets)), dtype=bool)
+                for column, target in enumerate(example.targets):
+                    for token in target:
+                        found[index.get(token, len(self.tokens)), column] = True
+            else:
+                found = np.array([index.get(t, -1) for t in example.targets], dtype=np.int64)
+            self.wanted[id(example)] = found
+        return found
+
+    def first_difference(self, row: int, example: Example) -> int | None:
+        """The index (into ``example.checked``) of the first position where the program's output
+        differs from the target, or None."""
+        if self.result.next is None:
+            return None if bool(self.result.accept[row]) == bool(example.targets[0]) else 0
+        have = self.outputs[:, row, list(example.checked)]
+        want = self._want(example)
+        if self.task.format is Format.NEXT_SET:
+            wrong = (have != want[:-1]).any(axis=0) | want[-1]
+        else:
+            columns = np.arange(len(want))
+            wrong = (have.sum(axis=0) != 1) | (want < 0) | ~have[np.maximum(want, 0), columns]
+        where = np.flatnonzero(wrong)
+        return int(where[0]) if len(where) else None
+
+
 def _check_outputs(task: Task, checked: CheckedProgram) -> None:
     if task.format is Format.ACCEPT:
         if checked.accept is None:
@@ -198,6 +245,7 @@ def verify(
     exhaustive_budget: int = EXHAUSTIVE_BUDGET,
     derived: int = DERIVED,
     reach_cap: int = REACH_CAP,
+    max_work: int | None = None,
 ) -> Report:
     """Check ``program`` (default: the task's library program for ``scheme``, "ape" or "nope") against the reference.
 
@@ -206,9 +254,13 @@ def verify(
     ``max_length``, and ``derived`` inputs read off the program (:mod:`tasks.coverage`): symbol
     counts skewed at random, lengths up to twice the program's largest constant plus a margin
     (at most ``reach_cap``), so that each comparison is seen on both sides of its threshold.
-    Every input runs at each offset modulo the program's period and at ``random_offsets`` random
-    ones. The report holds the shortest counterexample found, and which comparisons the inputs
-    exercised."""
+    Every input runs at each offset modulo the program's period and, where the program has
+    periodic predicates (the only ones that read absolute positions), at ``random_offsets`` random
+    ones. ``max_work`` bounds the work, counted as the program's definitions times the positions
+    it runs on: where the inputs would exceed it, the exhaustive length shrinks until the
+    exhaustive inputs take at most a third of it, and the sampled and derived inputs are thinned
+    evenly over their lengths, the longest kept (the report counts what ran). The report holds the
+    shortest counterexample found, and which comparisons the inputs exercised."""
     if program is None:
         program = task.program(scheme)
         if program is None:
@@ -224,16 +276,33 @@ def verify(
     length = default_length if exhaustive_length is None else exhaustive_length
     symbols = tuple(exhaustive_symbols or default_symbols)
 
-    exhaustive = [task.example(x) for x in exhaustive_inputs(task, length, symbols)]
-    sampled = _sampled(task, samples, max_length, rng)
+    period = checked.info.period
+    # Only periodic predicates read absolute positions: without them every offset gives the same run.
+    runs = period + (random_offsets if checked.info.periods else 0)
+    found = probes(checked)
+    size = len(checked.definitions) + len(checked.next_tokens) + 1
+    positions = None if max_work is None else max(1, max_work // (size * runs))
+
+    memo = _memo(task)
+    exhaustive = _kept(memo, ("exhaustive", length, symbols),
+                       lambda: [task.example(x) for x in exhaustive_inputs(task, length, symbols)])
+    while positions is not None and length > 0 and _positions(exhaustive) > positions // 3:
+        length -= 1
+        exhaustive = _kept(memo, ("exhaustive", length, symbols),
+                           lambda: [task.example(x) for x in exhaustive_inputs(task, length, symbols)])
+    sampled = _kept(memo, ("sampled", samples, max_length, seed), lambda: _sampled(task, samples, max_length, rng),
+                    rng)
     constant = largest_constant(checked)
     reach = min(max(max_length, 2 * constant + MARGIN), reach_cap, task.max_input_length())
-    from_program = _derived(task, derived, reach, rng) if derived else []
-    period = checked.info.period
-    offsets = tuple(range(period)) + tuple(
-        int(v) for v in rng.integers(period, 10**6, size=random_offsets))
+    from_program = _kept(memo, ("derived", samples, max_length, seed, derived, reach),
+                         lambda: _derived(task, derived, reach, rng) if derived else [], rng)
+    drawn = tuple(int(v) for v in rng.integers(period, 10**6, size=random_offsets))
+    offsets = tuple(range(period)) + (drawn if checked.info.periods else ())
+    if positions is not None:
+        left = max(0, positions - _positions(exhaustive))
+        sampled = _thin(sampled, left // 2)
+        from_program = _thin(from_program, left - _positions(sampled))
     examples = exhaustive + sampled + from_program
-    found = probes(checked)
     checks, shortest, exercises = 0, None, {}
     for offset in offsets:
         traced = offset == 0 and bool(found)
@@ -242,23 +311,65 @@ def verify(
         for indices, result in run_in_chunks(runner, inputs, offset=offset, alphabet=task.alphabet, trace=traced):
             if traced:
                 _record_probes(found, result, [examples[i] for i in indices], exercises)
+            compare = _Comparison(task, result, memo)
             for row, index in enumerate(indices):
                 example = examples[index]
                 if shortest is not None and len(example.tokens) >= len(shortest.example.tokens):
                     continue
-                got = predictions(task, result, row, example)
-                for position, want, have in zip(example.checked, example.targets, got):
-                    checks += 1
-                    if want != have:
-                        shortest = Counterexample(example, offset, position, want, have, None)
-                        break
+                first = compare.first_difference(row, example)
+                checks += len(example.checked) if first is None else first + 1
+                if first is not None:
+                    have = predictions(task, result, row, example)[first]
+                    shortest = Counterexample(example, offset, example.checked[first], example.targets[first], have,
+                                              None)
     if shortest is not None:
         shortest = dataclasses.replace(shortest, trace=trace(checked, shortest.example.tokens, offset=shortest.offset,
                                                              alphabet=task.alphabet))
-    exercised = tuple(exercise(p, np.concatenate(exercises[p.name]) if exercises.get(p.name) else np.zeros(0, np.int64))
-                      for p in found)
+    exercised = tuple(exercises.get(p.name) or exercise(p, np.zeros(0, np.int64)) for p in found)
     return _report(task, checked, length, symbols, exhaustive, sampled, offsets, checks, shortest,
                    from_program, constant, exercised)
+
+
+_MEMO: dict[int, tuple[weakref.ref, dict]] = {}
+"""Per task object (by id, with a weak reference to it) the inputs verifications drew: the
+exhaustive, sampled and derived examples, so that several programs of one task share them."""
+
+
+def _memo(task: Task) -> dict:
+    known = _MEMO.get(id(task))
+    if known is None or known[0]() is not task:
+        for key in [k for k, (ref, _) in _MEMO.items() if ref() is None]:
+            del _MEMO[key]
+        known = _MEMO[id(task)] = (weakref.ref(task), {})
+    return known[1]
+
+
+def _kept(memo: dict, key: tuple, make, rng: np.random.Generator | None = None) -> list[Example]:
+    """``make()`` once per ``key``; with ``rng``, the generator's state after it is kept too and
+    restored, so that what is drawn next is the same whether or not the examples were kept."""
+    found = memo.get(key)
+    if found is None:
+        examples = make()
+        memo[key] = found = (examples, rng.bit_generator.state if rng is not None else None)
+    elif rng is not None:
+        rng.bit_generator.state = found[1]
+    return found[0]
+
+
+def _positions(examples: Sequence[Example]) -> int:
+    return sum(len(e.tokens) for e in examples)
+
+
+def _thin(examples: list[Example], positions: int) -> list[Example]:
+    """At most about ``positions`` positions of ``examples``: evenly spaced over their lengths,
+    the shortest and the longest kept (all of them where they fit)."""
+    total = _positions(examples)
+    if total <= positions or not examples:
+        return examples
+    ordered = sorted(examples, key=lambda e: len(e.tokens))
+    keep = max(2, min(len(ordered), positions * len(ordered) // max(1, total)))
+    chosen = np.unique(np.linspace(0, len(ordered) - 1, num=keep).round().astype(int))
+    return [ordered[k] for k in chosen]
 
 
 def _derived(task: Task, count: int, reach: int, rng: np.random.Generator) -> list[Example]:
@@ -277,12 +388,22 @@ def _derived(task: Task, count: int, reach: int, rng: np.random.Generator) -> li
 
 
 def _record_probes(found, result: RunResult, examples: list[Example], into: dict) -> None:
+    """Fold how this batch exercises each probe into ``into`` (probe name -> Exercise): a nested
+    probe at every position of an input, the others at its checked positions."""
+    width = next(iter(result.values.values())).shape[1] if result.values else 0
+    lengths = np.array([len(e.tokens) for e in examples])
+    every = np.arange(width)[None, :] < lengths[:, None]
+    checked = np.zeros_like(every)
+    for row, example in enumerate(examples):
+        checked[row, list(example.checked)] = True
     for probe in found:
-        values = result.values[probe.name]
-        for row, example in enumerate(examples):
-            n = len(example.tokens)
-            at = values[row, :n] if probe.nested else values[row, list(example.checked)]
-            into.setdefault(probe.name, []).append(np.asarray(at))
+        before = into.get(probe.name)
+        if before is not None and before.both_sides:
+            continue
+        seen = exercise(probe, result.values[probe.name][every if probe.nested else checked])
+        into[probe.name] = seen if before is None else dataclasses.replace(
+            before, true=before.true or seen.true, false=before.false or seen.false,
+            boundary=before.boundary or seen.boundary)
 
 
 def _report(task, checked, length, symbols, exhaustive, sampled, offsets, checks, counterexample,

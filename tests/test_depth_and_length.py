@@ -22,7 +22,7 @@ from crasp.interpreter import run
 from limit_transformer.compiler import compile_program, model_depth
 from tasks import depth_languages as dl
 from tasks.types import INVALID
-from tasks.evidence.context import Context
+from tasks.evidence import Evidence
 from tasks.findings import QUICK
 from tasks.layers import layers
 from tasks.regular import blocks
@@ -228,18 +228,18 @@ def test_predict_gives_the_depth_hierarchys_bounds_for_l_k(k):
     found = _json(f"L{k}")["layers"]
     nope = found["schemes"]["nope"]
     program = compile_program(dl.alternating_blocks(k))
-    assert nope["at_most"] == program.spec.n_layers and nope["count_depth"] == k - 2
+    assert nope["at_most"] == nope["at_least"] == k - 2 and nope["unit"] == "attention layers (count depth)"
+    assert nope["compiled_layers"] == program.spec.n_layers
     assert nope["attention_layers"] == sum(1 for layer in program.spec.heads if layer)
-    assert nope["at_least"] == k - 2
     (bound,) = [f for f in nope["findings"] if f["bound"] == "at_least"]
     assert bound["strength"] == "proof" and "2506.16055" in bound["citation"]
     assert found["schemes"]["ape"]["at_least"] is None and found["at_least"] is None  # nothing published for APE
-    assert found["at_most"] == program.spec.n_layers
+    assert found["at_most"] == k - 2  # both bounds in one unit: they meet
 
 
 def test_predict_finds_l_k_in_a_regular_expression_with_an_end_marker():
     found = _json("re:abc:c*a+b+a+b+c*")["layers"]["schemes"]["nope"]
-    assert found["at_least"] == 4 and found["at_most"] >= found["count_depth"] >= 4
+    assert found["at_least"] == 4 and found["at_most"] >= 4 and found["compiled_layers"] >= found["at_most"]
 
 
 def test_no_lower_bound_without_a_citation_and_none_for_other_languages():
@@ -254,17 +254,24 @@ LIBRARY = [(t.name, v) for t in tasks.all_tasks() for v in ("ape", "nope")
 
 
 @pytest.mark.parametrize("name", sorted({n for n, _ in LIBRARY}))
-def test_at_most_is_the_compiled_depth_of_the_library_program(name):
+def test_at_most_is_the_count_depth_of_the_shallowest_library_program(name):
+    from tasks.layers import COMPILED_LIMIT
+
     task = tasks.get(name)
-    found = layers(task, ("ape", "nope"), QUICK, Context(synthesis=False))
+    found = layers(task, ("ape", "nope"), QUICK)
     for scheme in ("ape", "nope"):
-        programs = [task.program(v) for v in ("ape", "nope") if task.program(v) is not None]
-        programs = [p for p in programs if scheme == "ape" or check(p).info.plain]
+        programs = [check(task.program(v)) for v in ("ape", "nope") if task.program(v) is not None]
+        programs = [p for p in programs if scheme == "ape" or p.info.plain]
         if not programs:
             assert found.schemes[scheme].at_most is None
             continue
-        assert found.schemes[scheme].at_most == min(compile_program(p).spec.n_layers for p in programs)
-        assert found.schemes[scheme].count_depth <= found.schemes[scheme].at_most
+        shallowest = min(programs, key=lambda p: (p.info.depth, len(p.definitions)))
+        assert found.schemes[scheme].at_most == shallowest.info.depth
+        compiled = found.schemes[scheme].compiled_layers
+        if len(shallowest.definitions) > COMPILED_LIMIT:
+            assert compiled is None
+        else:
+            assert compiled == compile_program(shallowest).spec.n_layers >= found.schemes[scheme].at_most
 
 
 def test_model_depth_is_the_compilers_on_every_library_program():
@@ -291,13 +298,13 @@ def test_a_shallower_program_than_a_lower_bound_is_a_reported_conflict():
     pb.next("b", b.tok("b") | (b.tok("a") & ~member))
     pb.next("<eos>", member)
     shallow = pb.build()
-    context = Context(programs=(shallow,), synthesis=False)
     tiny = dataclasses.replace(QUICK, exhaustive=5, samples=0, derived=0)
-    found = layers(task, ("nope",), tiny, context).schemes["nope"]
+    found = layers(task, ("nope",), tiny, Evidence(task, tiny, (shallow,), synthesis=False)).schemes["nope"]
     assert found.at_most is None and found.at_least is None
     assert any(f.claim.startswith("conflict: a verified program of count depth 1 and a lower bound of 3")
                for f in found.findings)
-    honest = layers(task, ("nope",), QUICK, context).schemes["nope"]  # checked on more inputs, it is rejected
+    honest = layers(task, ("nope",), QUICK, Evidence(task, QUICK, (shallow,), synthesis=False)).schemes["nope"]
+    # checked on more inputs, it is rejected
     assert honest.at_least == 3 and honest.at_most is None
 
 
@@ -307,14 +314,20 @@ def test_training_length_in_the_prediction():
     kinds = {f["kind"]: f for f in found["findings"]}
     assert kinds["at_most"]["length"] == 4 and kinds["at_most"]["strength"] == "proof"
     assert "fewest states" in kinds["at_most"]["learner"]
-    assert kinds["no_computable_bound"]["citation"].startswith("Yang, Bergsträßer")
+    # the automaton's bound is about this task: the class-level statement about C-RASP is left out
+    assert "no_computable_bound" not in kinds
+    deep = _json("L5")["training_length"]  # a next-set task over prefixes only: no automaton bound
+    (note,) = [f for f in deep["findings"] if f["kind"] == "no_computable_bound"]
+    assert note["strength"] is None and "statement about the class" in note["claim"]
     majority = _json("bin_majority")["training_length"]
     assert majority["at_most"] is None and all(f["length"] is None for f in majority["findings"])
 
 
 def test_the_text_prediction_shows_both():
     status, out, _ = crasp("predict", "L4", "--quick", "--no-synthesis")
-    assert status == 0 and "layers (at most" in out and "at least 2" in out and "training length" in out
+    assert status == 0 and "layers: APE ?..2; NoPE 2..2 attention layers" in out and "training length:" in out
+    status, out, _ = crasp("predict", "L4", "--quick", "--no-synthesis", "--explain")
+    assert status == 0 and "layers (attention layers" in out and "at least 2" in out and "training length" in out
 
 
 # ---------------------------------------------------------------- the experiments
@@ -359,7 +372,7 @@ def _accept_task(name, answer, min_length=1):
 
 def test_a_python_task_that_is_l_3_gets_an_extrapolated_lower_bound():
     task = _accept_task("user_l3", lambda x: dl.in_language(x, 3))
-    found = layers(task, ("nope",), QUICK, Context(synthesis=False)).schemes["nope"]
+    found = layers(task, ("nope",), QUICK).schemes["nope"]
     (bound,) = [f for f in found.findings if f.bound == "at_least"]
     assert found.at_least == 3 and bound.strength.value == "extrapolated" and "learned" in bound.claim
 
@@ -383,11 +396,11 @@ def test_synthesis_finds_a_shallower_program_than_the_automatons():
     prediction = predict(tasks.get("re:ab:a*b*"), schemes=["nope"], quick=True)
     nope = prediction.layers.schemes["nope"]
     (bound,) = [f for f in nope.findings if f.bound == "at_most"]
-    assert bound.claim.startswith("synthesized program") and nope.count_depth == 2
+    assert bound.claim.startswith("synthesized program") and nope.at_most == 2
     from tasks.regular import program_for
 
     built = program_for(from_regex("a*b*", "ab"), end="<eos>")
-    assert check(built).info.depth > 2 and nope.at_most < model_depth(built).layers
+    assert check(built).info.depth > 2 and nope.compiled_layers < model_depth(built).layers
 
 
 @pytest.mark.parametrize("k", [2, 3, 4, 5])
@@ -403,8 +416,8 @@ def test_the_l_k_recognizer_has_depth_k_and_accepts_l_k(k, end):
 
 def test_a_regular_expression_that_is_l_k_gets_its_exact_depth():
     found = _json("re:ab:a+b+a+b+")["layers"]["schemes"]["nope"]
-    assert found["count_depth"] == found["at_least"] == 4  # the hierarchy's depth, reached
-    assert found["at_most"] == compile_program(blocks.recognizer(4, end="<eos>")).spec.n_layers
+    assert found["at_most"] == found["at_least"] == 4  # the hierarchy's depth, reached
+    assert found["compiled_layers"] == compile_program(blocks.recognizer(4, end="<eos>")).spec.n_layers
 
 
 def test_a_next_set_task_over_every_word_gets_the_recognition_bound():
@@ -412,6 +425,6 @@ def test_a_next_set_task_over_every_word_gets_the_recognition_bound():
     not the prediction problem's 1."""
     task = dataclasses.replace(tasks.get("L3"), name="l3_every_word", valid=lambda x: True, programs={},
                                enumerate_inputs=None)
-    found = layers(task, ("nope",), QUICK, Context(synthesis=False)).schemes["nope"]
+    found = layers(task, ("nope",), QUICK).schemes["nope"]
     (bound,) = [f for f in found.findings if f.bound == "at_least"]
     assert found.at_least == 3 and "recognizes L_3" in bound.claim

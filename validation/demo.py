@@ -174,8 +174,8 @@ def _depth_and_length(say) -> None:
     for name in ("L5", "re:ab:a+b+a+b+", "re:ab:a*b*"):
         prediction = predict(tasks.get(name), schemes=["nope"], quick=True)
         nope, length = prediction.layers.schemes["nope"], prediction.training_length
-        say(f"{name}: NoPE layers at most {nope.at_most} ({nope.attention_layers} with attention, count depth "
-            f"{nope.count_depth}), at least {nope.at_least if nope.at_least is not None else 'unknown'}")
+        say(f"{name}: NoPE needs at most {nope.at_most} attention layers (count depth; its compiled Limit "
+            f"Transformer has {nope.compiled_layers}), at least {nope.at_least if nope.at_least is not None else 'unknown'}")
         moore = next((f.length for f in length.findings if f.kind == "at_most"), None)
         bound = ("no training length for a DFA learner" if moore is None else
                  f"the DFA learner needs inputs up to length {length.exact} (2n - 2 = {moore})"

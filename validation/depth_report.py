@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Sequence
 
 from tasks import anchors, registry
-from tasks.evidence.context import Context
+from tasks.evidence import Evidence
+from tasks.evidence.regular import automata
 from tasks.findings import QUICK
 from tasks.layers import layers, shallowest_program
 from tasks.training_length import TrainingLength, training_length
@@ -89,8 +90,8 @@ def depth_rows(cells: Sequence, results: Sequence[Validation]) -> list[DepthRow]
     published = anchors.depth_hierarchy()
     bounds = {}
     for k in sorted({cell.k for cell in cells}):
-        found = layers(registry.get(f"L{k}"), ("nope",), QUICK, Context(synthesis=False)).schemes["nope"]
-        bounds[k] = (found.at_least, found.count_depth)
+        found = layers(registry.get(f"L{k}"), ("nope",), QUICK).schemes["nope"]
+        bounds[k] = (found.at_least, found.at_most)
     return [DepthRow(cell.k, cell.depth, tuple(result.plan.task.bins), Observed.of(result),
                      published.get((f"L{cell.k}", cell.depth)), *bounds[cell.k])
             for cell, result in zip(cells, results)]
@@ -185,9 +186,10 @@ class LengthRow:
 
 def length_bounds(task_name: str) -> TrainingLength:
     """The training-length findings of ``crasp predict`` for a task of the experiment."""
-    task = registry.get(task_name)
-    context = Context(synthesis=False)
-    return training_length(task, QUICK, context, shallowest_program(task, QUICK, context))
+    evidence = Evidence(registry.get(task_name), QUICK, synthesis=False)
+    if evidence.task.automaton is None:  # the experiment's bound asks for the task's automaton
+        evidence.get(automata)
+    return training_length(evidence, shallowest_program(evidence))
 
 
 def length_markdown(rows: Sequence[LengthRow], bounds: dict[str, TrainingLength], plot: str | None) -> str:

@@ -17,7 +17,7 @@ from crasp.checker import CheckedProgram
 from crasp.printer import format_expr
 
 from ..config import CompileConfig
-from ..model import HEAVISIDE, RELU
+from ..activations import HEAVISIDE, RELU
 from .errors import CompileError
 from .lowered import BOS_TOKEN, OTHER_TOKEN, Lowered, Mlp, Operation, Read, Unit
 

@@ -1,25 +1,34 @@
-"""The sources of evidence of a prediction: one module each, one function ``assess(task, scheme,
-budget, context) -> Finding`` (:mod:`tasks.findings`).
+"""The sources of evidence of a prediction, each a :class:`Source` that declares what it costs,
+which schemes it speaks to and what it can claim (docs/predict.md):
 
-* :mod:`.programs`: a candidate program (the user's, the library's, or one synthesized) that
-  passes a verification exercising its constants: Huang et al.'s Theorems 7 and 9;
-* :mod:`.regular`: for an accept task over a small alphabet, the finite automaton the reference
-  follows, and the algebraic decision of plain C-RASP (Yang et al. 2026);
-* :mod:`.modular`: a family of inputs on which the answer is a symbol count modulo k > 1;
-* :mod:`.communication`: the growth of the communication matrix (Theorem 12);
-* :mod:`.truncation`: Xu et al.'s fixed-width arithmetic;
-* :mod:`.documented`: the task's published facts;
-* :mod:`.alignment`: relative and uniform positions on operand formats.
+* :mod:`.programs` (cheap): the user's and the library's programs, verified: Huang et al.'s
+  Theorems 7 and 9;
+* :mod:`.regular` (cheap on the task's own automaton, learning otherwise): the algebraic decision
+  of plain C-RASP for the task's regular language(s), and the program built from its certificate;
+* :mod:`.modular` (cheap): a family of inputs on which the answer counts a symbol modulo k > 1;
+* :mod:`.truncation` (cheap): Xu et al.'s fixed-width arithmetic;
+* :mod:`.alignment` (cheap): relative and uniform positions on operand formats;
+* :mod:`.communication` (search): the growth of the communication matrix (Theorem 12);
+* :mod:`.synthesis` (search): a program found by synthesis, verified like the others.
 
-:mod:`.reference` checks the task's reference before any of them trusts it.
+:mod:`.reference` checks the task's reference before any of them trusts it, and :mod:`.guard`
+calls the task's code under a timeout that names the input.
 """
 
 from __future__ import annotations
 
-from . import alignment, communication, documented, modular, programs, regular, truncation
-from .context import Context
+from .context import Evidence
+from .source import Cost, Source
 
-SOURCES = (programs, regular, modular, communication, truncation, documented, alignment)
-"""In the order their findings are listed."""
 
-__all__ = ["SOURCES", "Context"]
+def _sources() -> tuple[Source, ...]:
+    from . import alignment, communication, modular, programs, regular, synthesis, truncation
+
+    return tuple(module.SOURCE for module in (programs, regular, modular, truncation, alignment, communication,
+                                              synthesis))
+
+
+SOURCES: tuple[Source, ...] = _sources()
+"""Every source, in the order their findings are listed (the engine runs them by cost, stably)."""
+
+__all__ = ["SOURCES", "Source", "Cost", "Evidence"]

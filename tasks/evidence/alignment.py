@@ -8,11 +8,12 @@ the sampled inputs the symmetry was checked on, up to carry cascades longer than
 from __future__ import annotations
 
 from ..alignment import leading_operand_width, relative_alignment
-from ..findings import Budget, Finding, Strength, Verdict, scheme_named, silent
+from ..findings import Finding, Reason, Strength, Verdict, open_question, scheme_named, silent
 from ..types import Task, TaskError
-from .context import Context
+from .context import Evidence
+from .source import Source, cheap
 
-SOURCE = "alignment"
+NAME = "alignment"
 
 
 def applies(task: Task) -> bool:
@@ -20,23 +21,24 @@ def applies(task: Task) -> bool:
     return task.family == "arithmetic"
 
 
-def assess(task: Task, scheme: str, budget: Budget, context: Context | None = None) -> Finding:
-    if scheme not in ("relative", "uniform"):
-        return silent(SOURCE, "the alignment check is about relative and uniform positions")
+def assess(evidence: Evidence, scheme: str) -> Finding:
+    task = evidence.task
     if not applies(task):
-        return silent(SOURCE, "outside the theory: relative and uniform positions are predicted for operand "
-                              "formats only")
+        return silent(NAME, "outside the theory: relative and uniform positions are predicted for operand formats only",
+                      Reason.OUTSIDE_THEORY)
     uniform = 0
     if scheme_named(scheme).uniform:
         try:
             uniform = leading_operand_width(task)
         except TaskError as error:
-            return silent(SOURCE, str(error))
-    found = relative_alignment(task, uniform, seed=context.seed if context else 0)
+            return silent(NAME, str(error))
+    found = relative_alignment(task, uniform, seed=evidence.seed)
     if found.aligned:
-        return Finding(SOURCE, Verdict.GENERALIZES, Strength.VERIFIED, found.evidence,
+        return Finding(NAME, Verdict.GENERALIZES, Strength.VERIFIED, found.evidence, Reason.RELATIVE_ALIGNMENT,
                        references=("Sabbaghi et al. 2024, Appendix E (relative positions and carry cascades)",))
-    return Finding(SOURCE, Verdict.UNDETERMINED, None, f"no relative alignment: {found.evidence}")
+    return open_question(NAME, f"no relative alignment: {found.evidence}")
 
 
-__all__ = ["assess", "applies"]
+SOURCE = Source(NAME, frozenset({"relative", "uniform"}), frozenset({Verdict.GENERALIZES}), cheap, assess)
+
+__all__ = ["SOURCE", "NAME", "applies"]

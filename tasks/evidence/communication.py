@@ -10,20 +10,24 @@ stops), and the finding says so. The trend must also hold on the sampled larger 
 Alice strings start sharing rows, the growth has stopped and nothing is claimed. Constant or
 polynomial R(N) proves nothing (parity and every regular language have constant R).
 
-No lower-bound argument for every N (a fooling set built for each N) is automated: a task that
-has one can state it as a published fact.
+No lower-bound argument for every N (a fooling set built for each N) is automated. A search: it
+runs for a scheme still open after the cheaper sources, within what is left of the time budget
+(the exact sizes it reaches in that time are the ones it reports).
 """
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..communication import Analysis, CommunicationError, analyse, relevant_share
-from ..findings import Budget, Finding, Strength, Verdict, silent
-from ..types import Format, Task
-from .context import Context
+from ..findings import Finding, Reason, Strength, Verdict, open_question, silent
+from ..types import Format
+from .context import Evidence
+from .source import Source, search
 
-SOURCE = "communication"
+NAME = "communication"
 THEOREM_12 = "Huang et al. 2025 (arXiv 2410.02140), Theorem 12"
 KEPT = 0.95
 """The share of sampled Alice strings that must keep rows of their own for an exponential trend to
@@ -35,18 +39,42 @@ HELD = 0.75
 (a copy of the first k symbols falls from 1 to k / N)."""
 
 
-def analysis(task: Task, budget: Budget, context: Context) -> Analysis | None:
-    """The communication matrix of a causal task (once per prediction; None for aligned tasks)."""
+def analysis(evidence: Evidence) -> Analysis | str:
+    """The communication matrix of a causal task within what is left of the searches' time, or why
+    there is none."""
+    task, budget = evidence.task, evidence.budget
     if task.format is Format.ALIGNED:
-        return None
-
-    def compute() -> Analysis:
-        context.say("enumerating the communication matrix")
-        vectorised = task.batch_answer is not None
+        return "the model predicts its outputs in parallel with bidirectional attention"
+    seconds = evidence.clock.left
+    if seconds <= 0:
+        return ("not computed: the searches are off (seconds=0)" if budget.seconds <= 0 else
+                f"not computed: the {budget.seconds:g} s of search are spent")
+    evidence.say("enumerating the communication matrix")
+    vectorised = task.batch_answer is not None
+    started = time.perf_counter()
+    try:
         return analyse(task, max_pairs=budget.pairs, samples=budget.comm_samples,
                        bob_samples=256 if vectorised else max(16, (1 << 16) // budget.comm_samples),
-                       progress=lambda size: context.say(f"  R({size.n}) = {size.rows}"))
-    return context.once(("communication", budget), compute)
+                       progress=lambda size: evidence.say(f"  R({size.n}) = {size.rows}"),
+                       deadline=started + seconds)
+    except CommunicationError as error:
+        return f"no communication matrix: {error}"
+    finally:
+        evidence.clock.charge(started)
+
+
+def relevance(evidence: Evidence) -> tuple[float | None, float | None]:
+    """The share of Alice's positions that Bob's outputs depend on, at the two sizes of
+    :data:`RELEVANCE`."""
+    found = evidence.get(analysis)
+    evidence.say("measuring which of Alice's positions matter at large N")
+    rng = np.random.default_rng(evidence.seed)
+    samples = 12 if evidence.budget.comm_samples >= 1024 else 6
+    started = time.perf_counter()
+    try:
+        return tuple(relevant_share(evidence.task, n, rng=rng, samples=samples, split=found.split) for n in RELEVANCE)
+    finally:
+        evidence.clock.charge(started)
 
 
 def table_text(found: Analysis) -> str:
@@ -74,47 +102,34 @@ def _continues(found: Analysis) -> tuple[bool, str]:
     return True, "; ".join(seen)
 
 
-def _relevance(task: Task, found: Analysis, budget: Budget, context: Context) -> tuple[float | None, float | None]:
-    context.say("measuring which of Alice's positions matter at large N")
-    rng = np.random.default_rng(context.seed)
-    samples = 12 if budget.comm_samples >= 1024 else 6
-    return tuple(relevant_share(task, n, rng=rng, samples=samples, split=found.split) for n in RELEVANCE)
-
-
-def assess(task: Task, scheme: str, budget: Budget, context: Context | None = None) -> Finding:
-    context = context or Context()
-    if scheme not in ("ape", "nope"):
-        return silent(SOURCE, "Theorem 12 is about APE and NoPE transformers")
+def assess(evidence: Evidence, scheme: str) -> Finding:
+    task = evidence.task
     if task.format is Format.ALIGNED:
-        return silent(SOURCE, "the model predicts its outputs in parallel with bidirectional attention: Theorem 12 "
-                              "is about causal transformers")
-    try:
-        found = analysis(task, budget, context)
-    except CommunicationError as error:
-        return silent(SOURCE, f"no communication matrix: {error}")
+        return silent(NAME, "the model predicts its outputs in parallel with bidirectional attention: Theorem 12 "
+                            "is about causal transformers", Reason.OUTSIDE_THEORY)
+    found = evidence.get(analysis)
+    if isinstance(found, str):
+        return open_question(NAME, found, Reason.NOT_SEARCHED) if found.startswith("not computed") else silent(NAME, found)
     if not found.applicable:
-        return silent(SOURCE, "; ".join(found.notes))
+        return silent(NAME, "; ".join(found.notes))
     exact = found.exact
     if found.growth.kind != "exponential":
-        return Finding(SOURCE, Verdict.UNDETERMINED, None,
-                       f"{table_text(found)}: not exponential, so Theorem 12 cannot settle it", found.notes,
-                       (THEOREM_12,))
+        return open_question(NAME, f"{table_text(found)}: not exponential, so Theorem 12 cannot settle it",
+                             details=found.notes, references=(THEOREM_12,))
     if not found.total:
-        return Finding(SOURCE, Verdict.UNDETERMINED, None,
-                       f"{table_text(found)}: ⊥ entries make the count an upper bound only", found.notes, (THEOREM_12,))
+        return open_question(NAME, f"{table_text(found)}: ⊥ entries make the count an upper bound only",
+                             details=found.notes, references=(THEOREM_12,))
     continues, sampled = _continues(found)
     if not continues:
-        return Finding(SOURCE, Verdict.UNDETERMINED, None, f"{table_text(found)}; but {sampled}", found.notes,
-                       (THEOREM_12,))
-    shares = context.once(("relevance", budget), lambda: _relevance(task, found, budget, context))
-    small, large = shares
+        return open_question(NAME, f"{table_text(found)}; but {sampled}", details=found.notes,
+                             references=(THEOREM_12,))
+    small, large = evidence.get(relevance)
     if small is None or large is None or large < HELD * small:
         why = ("the sampled strings at large N are outside the task's domain" if small is None or large is None else
                f"the share of Alice's positions that Bob's outputs depend on falls from {small:.0%} at N = "
                f"{RELEVANCE[0]} to {large:.0%} at N = {RELEVANCE[1]}: the growth stops (a bounded part of her "
                "input matters)")
-        return Finding(SOURCE, Verdict.UNDETERMINED, None, f"{table_text(found)}; but {why}", found.notes,
-                       (THEOREM_12,))
+        return open_question(NAME, f"{table_text(found)}; but {why}", details=found.notes, references=(THEOREM_12,))
     sampled = "; ".join(filter(None, [sampled, f"Bob's outputs depend on {small:.0%} of Alice's positions at N = "
                                       f"{RELEVANCE[0]} and {large:.0%} at N = {RELEVANCE[1]}"]))
     span = f"N = {exact[0].n}..{exact[-1].n}"
@@ -122,10 +137,13 @@ def assess(task: Task, scheme: str, budget: Budget, context: Context | None = No
     trend = (f"R(N) = {len(found.symbols)}^{'N' if found.split.block == 1 else f'{found.split.block}N'} for {span}"
              if doubling else f"R(N) ~ {found.growth.base}^N for {span}")
     summary = f"{trend} (exact){'; sampled ' + sampled if sampled else ''}"
-    return Finding(SOURCE, Verdict.FAILS, Strength.EXTRAPOLATED, summary,
+    largest = max((s.n for s in found.table), default=exact[-1].n)
+    return Finding(NAME, Verdict.FAILS, Strength.EXTRAPOLATED, summary, Reason.EXPONENTIAL_COMMUNICATION,
                    (f"{table_text(found)}: more than the C log N bits Theorem 12 allows every C-RASP[periodic, local] "
                     "program, if the trend goes on for every N (checked exactly for the N listed only)", *found.notes),
-                   (THEOREM_12,))
+                   (THEOREM_12,), short=f"{trend} (exact), still growing on samples to N = {largest} (Theorem 12)")
 
 
-__all__ = ["assess", "analysis", "table_text", "THEOREM_12"]
+SOURCE = Source(NAME, frozenset({"ape", "nope"}), frozenset({Verdict.FAILS}), search, assess)
+
+__all__ = ["SOURCE", "NAME", "analysis", "relevance", "table_text", "THEOREM_12"]

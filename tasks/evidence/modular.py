@@ -9,7 +9,9 @@ regular languages (Huang et al. 2025, Lemma 38, as cited by Yang et al. 2026, Ex
 The family: strings over two symbols a and b of the task (every arrangement, every length, all of
 them valid inputs). If on all of it the answer is a function of (#a mod k, length mod m) that
 changes with #a mod k for some k > 1, a program for the task would count a's modulo k, so there is
-none, for APE and for NoPE. The family is checked exhaustively up to ``budget.family`` symbols and
+none, for APE and for NoPE. The pattern must be established, not fitted: each of its cells is seen
+at several counts, so every answer recurs over several periods (a finite language, or a threshold
+such as #a >= 3, never shows such a pattern). The family is checked exhaustively up to ``budget.family`` symbols and
 on random strings up to ``budget.family_length``; beyond that the finding assumes the pattern goes
 on, and says so (strength ``verified``, with those bounds).
 
@@ -26,16 +28,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..findings import QUICK, Budget, Finding, Strength, Verdict, scheme_named, silent
-from ..types import Format, Task
-from .context import Context
+from crasp.errors import ReferenceFailure
 
-SOURCE = "modular counting"
+from ..findings import QUICK, Budget, Finding, Reason, Strength, Verdict, scheme_named, silent
+from ..types import INVALID, Format, Task
+from .context import Evidence
+from .source import Source, cheap
+
+NAME = "modular counting"
 PARITY = "Huang et al. 2025 (arXiv 2410.02140): PARITY is not in C-RASP[periodic, local]; its argument covers counting modulo any k > 1"
 APERIODIC = ("Huang et al. 2025, Lemma 38 (as cited by Yang et al. 2026, arXiv 2608.13433, Example 43): the regular "
              "languages of plain C-RASP are aperiodic")
 MAX_MODULUS = 8
 MAX_SYMBOLS = 8
+SUPPORT = 3
+"""The different counts at which each cell of a modular pattern must be seen."""
 QUICK_BUDGET = QUICK
 
 
@@ -73,35 +80,64 @@ def _key(task: Task, x: tuple[str, ...]):
 
 
 def _observe(task: Task, strings, counted: str) -> dict[tuple[int, int], set] | None:
-    """(#counted, length) -> the answers seen; None when a string is outside the domain."""
-    seen: dict[tuple[int, int], set] = {}
+    """(#counted, length) -> the answers seen; None when a string is outside the domain. The
+    vectorised reference, where the task has one, answers strings of one length at once."""
     shortest = task.min_length - len(task.prefix) + 1
+    strings = [x for x in strings if len(x) >= shortest]
+    if not all(task.valid(x) for x in strings):
+        return None
+    seen: dict[tuple[int, int], set] = {}
+    if task.batch_answer is not None and task.format is not Format.ALIGNED:
+        try:
+            return _observe_batched(task, strings, counted, seen)
+        except NotImplementedError:  # strings the vectorised reference does not cover
+            seen = {}
     for x in strings:
-        if len(x) < shortest:
-            continue
-        if not task.valid(x):
-            return None
         seen.setdefault((x.count(counted), len(x)), set()).add(_key(task, x))
     return seen
 
 
-def _pattern(seen: dict[tuple[int, int], set], periods: int = 4) -> tuple[int, int, int] | None:
+def _observe_batched(task: Task, strings, counted: str, seen: dict) -> dict[tuple[int, int], set] | None:
+    index = {s: k for k, s in enumerate(task.symbols)}
+    by_length: dict[int, list] = {}
+    for x in strings:
+        by_length.setdefault(len(x), []).append(x)
+    for length, group in by_length.items():
+        ids = np.array([[index[s] for s in x] for x in group], dtype=np.int64).reshape(len(group), length)
+        codes = np.asarray(task.batch_answer(ids))
+        if (codes == INVALID).all(axis=1).any():
+            return None
+        answers = codes[:, -1:] if task.format is Format.NEXT_SET else codes
+        for x, answer in zip(group, map(tuple, answers.tolist())):
+            seen.setdefault((x.count(counted), length), set()).add(answer)
+    return seen
+
+
+def _pattern(seen: dict[tuple[int, int], set], support: int = SUPPORT) -> tuple[int, int, int] | None:
     """The smallest (k, m) with the answer a function of (count mod k, length mod m) that depends
-    on count mod k (k > 1), seen over at least ``periods`` periods of k; with the number of
-    answers. None if there is none."""
-    if any(len(answers) > 1 for answers in seen.values()):
+    on count mod k (k > 1), with the number of answers; None if there is none. The function must be
+    *established*: every one of its k x m cells is seen at ``support`` different counts or more (so
+    each answer recurs over several periods of k, which no finite language and no threshold does),
+    and the counts seen reach ``support`` periods of k."""
+    if not seen or any(len(answers) > 1 for answers in seen.values()):
         return None
     table = {key: next(iter(answers)) for key, answers in seen.items()}
     counts = max(c for c, _ in table)
     for k, m in sorted(itertools.product(range(2, MAX_MODULUS + 1), range(1, MAX_MODULUS + 1)),
                        key=lambda pair: (pair[0] * pair[1], pair)):
-        if counts < periods * k:
+        if counts < support * k:
             continue
         function: dict[tuple[int, int], object] = {}
-        if all(function.setdefault((c % k, n % m), answer) == answer for (c, n), answer in table.items()):
-            depends = any(len({function.get((r, s)) for r in range(k) if (r, s) in function}) > 1 for s in range(m))
-            if depends:
-                return k, m, len(set(function.values()))
+        witnesses: dict[tuple[int, int], set[int]] = {}
+        if not all(function.setdefault((c % k, n % m), answer) == answer for (c, n), answer in table.items()):
+            continue
+        for c, n in table:
+            witnesses.setdefault((c % k, n % m), set()).add(c)
+        if len(function) < k * m or any(len(w) < support for w in witnesses.values()):
+            continue
+        depends = any(len({function[(r, s)] for r in range(k)}) > 1 for s in range(m))
+        if depends:
+            return k, m, len(set(function.values()))
     return None
 
 
@@ -118,9 +154,9 @@ def family(task: Task, budget: Budget, seed: int = 0) -> Family | None:
         quick = [x for n in range(short + 1) for x in itertools.product(pair, repeat=n)]
         try:
             seen = _observe(task, quick, counted)
-        except Exception:  # noqa: BLE001 - the reference was checked on its own inputs; skip this family
+        except ReferenceFailure:  # strings of this pair are not all inputs of the task
             continue
-        if seen is None or _pattern(seen, periods=2) is None:
+        if seen is None or _pattern(seen, support=2) is None:
             continue
         exhaustive = [x for n in range(short + 1, budget.family + 1) for x in itertools.product(pair, repeat=n)]
         lengths = np.linspace(budget.family + 1, max(budget.family + 1, budget.family_length), num=40).round()
@@ -128,7 +164,7 @@ def family(task: Task, budget: Budget, seed: int = 0) -> Family | None:
                    for q in (0.2, 0.5, 0.8)]
         try:
             more = _observe(task, exhaustive + sampled, counted)
-        except Exception:  # noqa: BLE001
+        except ReferenceFailure:
             continue
         if more is None:
             continue
@@ -142,17 +178,23 @@ def family(task: Task, budget: Budget, seed: int = 0) -> Family | None:
     return min(families, key=lambda f: (f.length_period, f.modulus), default=None)
 
 
-def assess(task: Task, scheme: str, budget: Budget, context: Context | None = None) -> Finding:
-    context = context or Context()
-    if scheme not in ("ape", "nope"):
-        return silent(SOURCE, "the PARITY result is about APE and NoPE transformers")
-    found = context.once(("modular", budget), lambda: family(task, budget, context.seed))
+def observed(evidence: Evidence) -> Family | None:
+    """:func:`family` of the evidence's task (once per evidence: ``evidence.get(observed)``)."""
+    return family(evidence.task, evidence.budget, evidence.seed)
+
+
+def assess(evidence: Evidence, scheme: str) -> Finding:
+    found = evidence.get(observed)
     if found is None:
-        return silent(SOURCE, "no pair of symbols on whose strings the answer counts modulo k > 1")
-    return Finding(SOURCE, Verdict.FAILS, Strength.VERIFIED, found.describe(),
+        return silent(NAME, "no pair of symbols on whose strings the answer counts modulo k > 1")
+    return Finding(NAME, Verdict.FAILS, Strength.VERIFIED, found.describe(), Reason.MODULAR_COUNTING,
                    ("a program for the task would count a symbol modulo "
                     f"{found.modulus} on these strings, which no C-RASP[periodic, local] program does",),
-                   (PARITY, *([APERIODIC] if scheme_named(scheme).plain_only else [])))
+                   (PARITY, *([APERIODIC] if scheme_named(scheme).plain_only else [])),
+                   short=f"on strings over {{{found.counted}, {found.filler}}} the answer counts {found.counted!r} "
+                         f"modulo {found.modulus} (checked to length {found.longest})")
 
 
-__all__ = ["assess", "family", "Family"]
+SOURCE = Source(NAME, frozenset({"ape", "nope"}), frozenset({Verdict.FAILS}), cheap, assess)
+
+__all__ = ["SOURCE", "NAME", "family", "Family"]

@@ -8,8 +8,9 @@ their idealized learner, so an APE transformer length-generalizes on it; a plain
 both sides of its threshold, lengths past twice its largest constant): the finding is
 ``verified`` with those bounds, or ``extrapolated`` where its constants outran the inputs.
 
-Candidates: the user's programs, the task's library programs, and, where none passes, one found
-by :mod:`crasp.synthesis` within the budget.
+Candidates here: the user's programs and the task's library programs. Programs built from an
+automaton are :mod:`.regular`'s, programs found by synthesis :mod:`.synthesis`'s; both are
+verified by :func:`check_candidate` too.
 """
 
 from __future__ import annotations
@@ -18,16 +19,18 @@ from dataclasses import dataclass
 
 from crasp.ast import Program
 from crasp.checker import CheckedProgram, check
-from crasp.errors import CraspError
+from crasp.errors import CraspError, ReferenceFailure
 from crasp.theorem12 import message_size
 
-from ..findings import Budget, Finding, Strength, Verdict, scheme_named, silent
+from ..findings import Budget, Finding, Reason, Strength, Verdict, open_question, scheme_named, silent
 from ..ranges import ranges
-from ..types import Task
+from ..types import Format, Task
 from ..verify import Report, verify
-from .context import Context
+from .context import Evidence
+from .guard import ReferenceTimeout
+from .source import Source, cheap
 
-SOURCE = "program"
+NAME = "program"
 HUANG = "Huang et al. 2025 (arXiv 2410.02140)"
 THEOREMS = f"{HUANG}, Theorems 7 and 9"
 PLAIN_IN_APE = "plain C-RASP is contained in C-RASP[periodic, local]"
@@ -60,107 +63,90 @@ class Checked:
                 f"(length {bad.example.length}): " + bad.describe().replace("\n", "; "))
 
 
-def candidates(task: Task, budget: Budget, context: Context) -> list[tuple[str, Program]]:
-    """The user's programs, the task's library programs, then one built from the task's automaton
-    (:func:`tasks.evidence.regular.constructed`), each distinct program once."""
-    from . import regular
-
-    found: list[tuple[str, Program]] = [(_named("given program", p), p) for p in context.programs]
-    for variant in ("ape", "nope"):
-        program = task.program(variant)
-        if program is not None and all(program != p for _, p in found):
-            found.append((_named(f"library {variant} program", program), program))
-    if not found:
-        built = regular.constructed(task, budget, context)
-        if built is not None:
-            found.append(("program built from the automaton", built))
-    return found
-
-
 def _named(origin: str, program: Program) -> str:
     return origin if program.source in ("", "<program>", "<string>") else f"{origin} {program.source}"
 
 
-def check_candidate(task: Task, origin: str, program: Program, budget: Budget, context: Context) -> Checked:
-    """Verify one candidate under ``budget`` (once per prediction)."""
-    def run() -> Checked:
-        context.say(f"verifying {origin}")
-        try:
-            checked = check(program)
-            report = verify(task, checked, exhaustive_budget=budget.exhaustive, samples=budget.samples,
-                            max_length=budget.max_length, derived=budget.derived, random_offsets=1,
-                            seed=context.seed)
-        except CraspError as error:  # ill-formed, or its outputs do not fit the task's format
-            return Checked(origin, program, None, None, str(error))
-        return Checked(origin, program, checked, report)
-    return context.once(("verify", program, budget), run)
+def check_candidate(evidence: Evidence, origin: str, program: Program, budget: Budget | None = None) -> Checked:
+    """Verify one candidate under ``budget`` (default: the evidence's)."""
+    budget = budget or evidence.budget
+    evidence.say(f"verifying {origin}")
+    try:
+        checked = check(program)
+        report = verify(evidence.task, checked, exhaustive_budget=budget.exhaustive, samples=budget.samples,
+                        max_length=budget.max_length, derived=budget.derived, random_offsets=1, seed=evidence.seed,
+                        max_work=budget.work)
+    except CraspError as error:  # ill-formed, or its outputs do not fit the task's format
+        if isinstance(error, (ReferenceFailure, ReferenceTimeout)):
+            raise
+        return Checked(origin, program, None, None, str(error))
+    return Checked(origin, program, checked, report)
 
 
-def verified(task: Task, budget: Budget, context: Context) -> list[Checked]:
-    """Every candidate, verified (the user's and the library's)."""
-    return [check_candidate(task, origin, p, budget, context) for origin, p in candidates(task, budget, context)]
+def candidates(evidence: Evidence) -> tuple[Checked, ...]:
+    """The user's programs, then the task's library programs (each distinct program once),
+    verified (once per evidence: ask ``evidence.get(candidates)``)."""
+    found: list[tuple[str, Program]] = [(_named("given program", p), p) for p in evidence.given]
+    for variant in ("ape", "nope"):
+        program = evidence.task.program(variant)
+        if program is not None and all(program != p for _, p in found):
+            found.append((_named(f"library {variant} program", program), program))
+    return tuple(check_candidate(evidence, origin, program) for origin, program in found)
 
 
-def synthesized(task: Task, scheme: str, budget: Budget, context: Context) -> Checked | None:
-    """A program found by synthesis for ``scheme``, verified like the others (None if none)."""
-    if not context.synthesis or budget.synthesis_seconds <= 0:
-        return None
-
-    def search() -> tuple[Checked | None, str]:
-        try:
-            from crasp.synthesis import SynthesisConfig, synthesize
-        except ImportError:  # pragma: no cover - synthesis ships with crasp
-            return None, "synthesis is not installed"
-        context.say(f"synthesizing a {scheme_named(scheme).program_kind} program "
-                    f"(up to {budget.synthesis_seconds:g} s)")
-        try:
-            result = synthesize(task, SynthesisConfig(positions=scheme, time_limit=budget.synthesis_seconds,
-                                                      seed=context.seed),
-                                progress=(lambda line: context.say(f"  {line}")) if context.progress else None)
-        except CraspError as error:
-            return None, f"synthesis stopped: {error}"
-        if result.program is None:
-            return None, f"synthesis found no program ({result.searched})"
-        return check_candidate(task, "synthesized program", result.program, budget, context), ""
-
-    if scheme_named(scheme).plain_only:
-        earlier = context.stored(("synthesis", "ape"))
-        if earlier is not None and earlier[0] is not None and earlier[0].plain and earlier[0].ok:
-            return earlier[0]
-    found, why = context.once(("synthesis", scheme), search)
-    if found is None and why:
-        context.notes[scheme] = why
-    return found
-
-
-def assess(task: Task, scheme: str, budget: Budget, context: Context | None = None) -> Finding:
-    """A verified program for ``scheme`` ("ape": any; "nope": plain C-RASP only)."""
-    context = context or Context()
-    if not scheme_named(scheme).has_programs:
-        return silent(SOURCE, "Theorems 7 and 9 are about APE and NoPE transformers")
-    if task.fixed_width is not None:
-        return silent(SOURCE, "every sequence has the same length: the truncation test weighs the program")
-    all_checked = verified(task, budget, context)
-    usable = [c for c in all_checked if not scheme_named(scheme).plain_only or c.plain or c.checked is None]
+def finding(candidates: list[Checked], scheme: str, source: str = "program",
+            missing: tuple[str, ...] = (), references: tuple[str, ...] = (THEOREMS,)) -> Finding:
+    """The finding of a list of verified candidates for ``scheme`` ("nope": plain ones only):
+    "generalizes" on the best that passed, else what is missing (with every rejection and the
+    lines in ``missing``)."""
+    plain_only = scheme_named(scheme).plain_only
+    usable = [c for c in candidates if not plain_only or c.plain or c.checked is None]
     passed = [c for c in usable if c.ok]
     failed = [c.rejection() for c in usable if not c.ok]
     if not passed:
-        found = synthesized(task, scheme, budget, context)
-        if found is not None:
-            (passed if found.ok else failed).append(found if found.ok else found.rejection())
-    if not passed:
         kind = scheme_named(scheme).program_kind
-        note = context.notes.get(scheme)
-        reason = task.no_program.get(scheme)
-        lines = [*([f"the task says: {reason}"] if reason else []), *([note] if note else []), *failed]
-        return Finding(SOURCE, Verdict.UNDETERMINED, None, f"missing: a verified {kind} program", tuple(lines))
-    best = min(passed, key=lambda c: (not _reaches(c), c.origin.startswith("synthesized")))
+        return open_question(source, f"missing: a verified {kind} program", Reason.NO_PROGRAM,
+                             (*missing, *failed))
+    best = min(passed, key=lambda c: (not _reaches(c), c.checked.info.depth))
     strength = Strength.VERIFIED if _reaches(best) else Strength.EXTRAPOLATED
     others = [describe(c) for c in passed if c is not best]
     shown = [] if best.origin.startswith(("given", "library")) else [listing(best.program)]
-    return Finding(SOURCE, Verdict.GENERALIZES, strength, bounds(best.report),
+    return Finding(source, Verdict.GENERALIZES, strength, bounds(best.report), Reason.PROGRAM_VERIFIED,
                    (describe(best), *shown, *(f"also: {line}" for line in others), *failed),
-                   (THEOREMS,), program=best.program)
+                   references, program=best.program, short=f"{_kind(best.origin)} verified ({brief(best.report)})")
+
+
+def assess(evidence: Evidence, scheme: str) -> Finding:
+    """A verified given or library program for ``scheme`` ("ape": any; "nope": plain C-RASP only)."""
+    task = evidence.task
+    if not scheme_named(scheme).has_programs:
+        return silent(NAME, "Theorems 7 and 9 are about APE and NoPE transformers")
+    if task.format is Format.ALIGNED:
+        return silent(NAME, "the model predicts its outputs in parallel with bidirectional attention: Theorems 7 and 9 "
+                      "are about causal transformers", Reason.OUTSIDE_THEORY)
+    if task.fixed_width is not None:
+        return silent(NAME, "every sequence has the same length: the truncation test weighs the program")
+    found = evidence.get(candidates)
+    if not found:
+        return open_question(NAME, f"missing: a verified {scheme_named(scheme).program_kind} program (none given, "
+                             "none in the library)", Reason.NO_PROGRAM, _says(task, scheme))
+    return finding(list(found), scheme, NAME, _says(task, scheme))
+
+
+def verified(evidence: Evidence, plain: bool = False) -> list[Checked]:
+    """Every program that passed verification so far (plain C-RASP ones only with ``plain``):
+    given, library, and those other sources built or found (:attr:`Evidence.found`)."""
+    passed = [c for c in evidence.get(candidates) if c.ok]
+    passed += [c for c in evidence.found if c.ok and c not in passed]
+    return [c for c in passed if c.plain or not plain]
+
+
+def _says(task: Task, scheme: str) -> tuple[str, ...]:
+    reason = task.no_program.get(scheme)
+    return (f"the task says: {reason}",) if reason else ()
+
+
+SOURCE = Source(NAME, frozenset({"ape", "nope"}), frozenset({Verdict.GENERALIZES}), cheap, assess)
 
 
 def _reaches(candidate: Checked) -> bool:
@@ -180,6 +166,22 @@ def bounds(report: Report) -> str:
     if report.unexercised:
         return text + "; not exercised on both sides: " + "; ".join(e.describe() for e in report.unexercised[:3])
     return text + (", every constant exercised" if report.exercised else ", no constants to exercise")
+
+
+def _kind(origin: str) -> str:
+    for start, kind in (("given", "your program"), ("library", "the library's program"),
+                        ("program built", "the program built from the automaton"),
+                        ("synthesized", "a synthesized program")):
+        if origin.startswith(start):
+            return kind
+    return "a program"
+
+
+def brief(report: Report) -> str:
+    """What a verification reached, in a few words: "to length 2,000, every constant exercised"."""
+    exercised = ("its largest constant not reached" if not report.reaches_constants else
+                 "some comparisons not exercised" if report.unexercised else "every constant exercised")
+    return f"to length {report.reach:,}, {exercised}"
 
 
 def listing(program: Program) -> str:
@@ -208,4 +210,4 @@ def describe(candidate: Checked) -> str:
             f"{report.coverage_text()}; Theorem 12 message {size.formula()} bits")
 
 
-__all__ = ["assess", "Checked", "candidates", "check_candidate", "verified", "bounds", "describe"]
+__all__ = ["SOURCE", "NAME", "Checked", "check_candidate", "candidates", "verified", "finding", "bounds", "describe"]

@@ -1,44 +1,69 @@
-"""Evidence from regular languages: the automaton a task follows, and the algebraic decision of
-plain C-RASP (Yang et al. 2026, arXiv 2608.13433, Theorem 15; :mod:`tasks.regular`).
+"""Evidence from regular languages: the automaton a task follows, the algebraic decision of plain
+C-RASP (Yang et al. 2026, arXiv 2608.13433, Theorem 15; :mod:`tasks.regular`), and the program
+built from the decision's certificate.
 
-Which tasks: accept tasks (the answer read at the last position of ``<bos> x``) and seq2seq tasks
-whose answer is one token (read at ``<sep>``, a position after the input, as the end-of-sequence
-convention of the decision reads it), over at most :data:`MAX_SYMBOLS` symbols.
+**Which languages.** A program for a task computes, at the positions the task checks, one
+Boolean per output token; on a task of a regular kind each of them is the membership of the word
+read so far in a regular language, and the task has a plain C-RASP program exactly when every one
+of these languages is in C-RASP (read where the task reads it):
 
-The automaton: a task that carries its own (``task.automaton``, e.g. a regular expression's) is
-decided exactly; for any other, one is learned from the reference (L* with the reference as
-oracle, every word up to ``budget.learn_length`` checked), and kept only if it is *stable* (the
-same automaton fits up to two symbols less) and agrees with the reference on random longer words.
-A learned automaton is an extrapolation from the words checked, and so is every finding built on it.
+* an accept task: its language, read at the last position (or at the end token ``task.end``
+  appended after the input, the end-of-sequence convention of the decision);
+* a seq2seq task whose answer is one token: per answer t, the inputs answered t, read at
+  ``<sep>`` (a position after the input: the end-of-sequence convention);
+* a next-character-set task: per token t (each symbol and ``<eos>``), the words after which t is
+  legal, read at the last position of every prefix. Its inputs must be every word over its symbols
+  (checked up to :data:`DOMAIN_LENGTH`): on fewer inputs a program only has to agree there, which
+  the decision does not cover.
 
-The claims, for NoPE (and, a NoPE "generalizes", for APE by containment, in the combiner):
+**The automaton.** A task that carries its own (``task.automaton``: a regular expression's, the
+formal languages' of the suite) is decided exactly; a next-character-set task's automaton is first
+checked against its reference on every word up to :data:`DOMAIN_LENGTH`. For any other task one
+automaton per language is learned from the reference (L* with the reference as oracle, every word
+up to ``budget.learn_length`` checked), kept only if it is *stable* (the same automaton fits up to
+two symbols less) and agrees with the reference on random longer words. A learned automaton is an
+extrapolation from the words checked, and so is a "does not generalize" built on it.
 
-* "does not generalize" where the decision says the language is outside C-RASP (for accept tasks:
-  some right quotient is, see :func:`tasks.regular.decide_nope_last_position`), with the
-  obstruction; ``proof`` on the task's own automaton, ``extrapolated`` on a learned one;
-* "generalizes" through a *program*: where the language is in C-RASP, :func:`tasks.regular.program_for`
-  builds a plain C-RASP program, and it goes to the program source, whose verification against the
-  reference decides (this source then reports the decision only).
+**The claims** (NoPE; a NoPE "generalizes" is carried to APE by containment, in the combiner):
+
+* "does not generalize" where some language is outside C-RASP, with the obstruction: ``proof`` on
+  the task's own automaton, ``extrapolated`` on a learned one;
+* "generalizes" where every language is in C-RASP: the program built from the certificate
+  (:func:`tasks.regular.program.outputs_program`) is verified against the reference, and the
+  finding carries it: ``proof`` on the task's own automaton (the decision is exact and the
+  construction follows it; a quick verification guards against a reference that is not its
+  automaton), as strong as the verification under the full budget on a learned one.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from crasp.ast import Program
+from crasp.errors import ReferenceFailure
 
-from ..findings import Budget, Finding, Strength, TaskError, Verdict, scheme_named, silent
-from ..types import Format, Task
-from .context import Context
+from ..findings import QUICK, Finding, Reason, Strength, TaskError, Verdict, open_question, silent
+from ..types import EOS, Format, Task
+from . import programs
+from .context import Evidence
+from .source import Cost, Source
 
-SOURCE = "regular language"
+NAME = "regular language"
 MAX_SYMBOLS = 6
 MAX_WORDS = 40_000
 """The most words the learner checks exhaustively (the length shrinks for larger alphabets)."""
 RANDOM_CHECKS = 200
+DOMAIN_LENGTH = 8
+DOMAIN_WORDS = 1_000
+"""A next-character-set task's inputs are checked to be every word, and its automaton to match its
+reference, on every word up to :data:`DOMAIN_LENGTH` symbols (at most :data:`DOMAIN_WORDS` words)."""
+
+
+_QUICK_CHECK = QUICK
+"""The verification of a program built from the task's own automaton (see :func:`construct`)."""
 
 
 class _Outside(Exception):
@@ -47,62 +72,135 @@ class _Outside(Exception):
 
 @dataclass(frozen=True)
 class Automata:
-    """The task's languages: one per answer (accept tasks: the accepted words), how they were
-    obtained (``how``), whether exactly (the task's own automaton), and the convention."""
+    """The task's languages, one per output token: ``languages`` holds (answer, automata) pairs,
+    the answer being True (accept), the answer tokens (one-token seq2seq) or the token (next-set),
+    and the automata one per reading of the words shorter than the task's inputs (one where there
+    are none); ``how`` says how they were obtained, ``exact`` whether they are the task's own, and
+    ``last_position`` whether the languages are read at the last symbol (else after the input)."""
 
-    languages: tuple[tuple[object, object], ...]  # (answer, Dfa)
+    languages: tuple[tuple[object, tuple[object, ...]], ...]  # (answer, Dfas)
     how: str
     exact: bool
     last_position: bool
 
 
-def _key(task: Task, word: tuple[str, ...]):
-    answer = task.answer(word)
-    return bool(answer) if task.format is Format.ACCEPT else tuple(answer)
+# ---------------------------------------------------------------- the task's own automaton
 
 
-def _length(task: Task, budget: Budget) -> int:
-    return max(2, min(budget.learn_length, int(math.log(MAX_WORDS) / math.log(max(2, len(task.symbols))))))
+def _shortest(task: Task) -> int:
+    return task.min_length - len(task.prefix) + 1
 
 
-def _answers(task: Task, rng: np.random.Generator) -> set | None:
+def _domain_words(task: Task):
+    from ..regular.dfa import words
+
+    return itertools.islice(words(task.symbols, DOMAIN_LENGTH), DOMAIN_WORDS)
+
+
+def every_word_is_an_input(task: Task) -> bool:
+    """Whether the task's domain test accepts every word up to :data:`DOMAIN_LENGTH` symbols (the
+    words shorter than its inputs aside); a domain test that raises on a word excludes it."""
+    shortest = _shortest(task)
+    try:
+        return all(task.valid(w) for w in _domain_words(task) if len(w) >= shortest)
+    except ReferenceFailure:
+        return False
+
+
+def next_set_languages(task: Task, dfa) -> tuple[tuple[object, tuple[object, ...]], ...]:
+    """Per token (each symbol, then ``<eos>``) the language of the words after which it is legal,
+    from the automaton of the task's language: a symbol is legal where it leads to a state from
+    which an accepting one can be reached, ``<eos>`` where the word is in the language."""
+    live = set(dfa.accepting)
+    changed = True
+    while changed:
+        before = len(live)
+        live |= {q for q, row in enumerate(dfa.table) if any(t in live for t in row)}
+        changed = len(live) != before
+    out = [(symbol, (dfa.with_accepting(q for q, row in enumerate(dfa.table) if row[k] in live),))
+           for k, symbol in enumerate(dfa.symbols)]
+    return (*out, (EOS, (dfa,)))
+
+
+def _own(task: Task) -> Automata | str:
+    dfa = task.automaton
+    if not every_word_is_an_input(task):
+        return ("the task's inputs are not every word over its symbols (e.g. only prefixes of its language's words): "
+                "a program must agree on those only, which the decision does not cover")
+    if task.format is Format.ACCEPT:
+        return Automata(((True, (dfa,)),), "the task's own automaton", True, task.end is None)
+    languages = next_set_languages(task, dfa)
+    for word in _domain_words(task):
+        want = {token for token, (language,) in languages if language.accepts(word)}
+        have = set(tuple(task.answer(word))[-1])
+        if want != have:
+            return (f"the task's automaton does not match its reference on {' '.join(word)!r} (legal next: "
+                    f"{sorted(have)} by the reference, {sorted(want)} by the automaton)")
+    return Automata(languages, f"the task's own automaton (checked against the reference on every word up to "
+                    f"length {DOMAIN_LENGTH})", True, True)
+
+
+# ---------------------------------------------------------------- learned
+
+
+def _length(task: Task, learn_length: int) -> int:
+    return max(2, min(learn_length, int(math.log(MAX_WORDS) / math.log(max(2, len(task.symbols))))))
+
+
+def _answers(task: Task, rng: np.random.Generator) -> list | None:
     """The answers of a one-token seq2seq task (None if some answer is longer)."""
     seen = set()
     for length in (1, 2, 3, 5, 8, 13, 21):
-        if length < task.min_length - len(task.prefix) + 1:
+        if length < _shortest(task):
             continue
         for _ in range(8):
             answer = tuple(task.answer(tuple(task.sample_input(length, rng))))
             if len(answer) != 1:
                 return None
             seen.add(answer)
-    return seen
+    return sorted(seen)
 
 
-def _learn_all(task: Task, budget: Budget, seed: int) -> Automata | str:
+def _member(task: Task, answer, fill: bool):
+    shortest = _shortest(task)
+
+    def member(word: tuple[str, ...]) -> bool:
+        if len(word) < shortest:
+            return fill
+        try:
+            if not task.valid(word):
+                raise _Outside(word)
+            result = task.answer(word)
+        except ReferenceFailure:
+            raise _Outside(word) from None
+        if task.format is Format.ACCEPT:
+            return bool(result)
+        if task.format is Format.NEXT_SET:
+            return answer in tuple(result)[-1]
+        return tuple(result) == answer
+    return member
+
+
+def _learn(evidence: Evidence) -> Automata | str:
     from ..regular import learn
 
-    rng = np.random.default_rng(seed)
+    task, budget = evidence.task, evidence.budget
+    rng = np.random.default_rng(evidence.seed)
     if task.format is Format.ACCEPT:
         answers, last = [True], True
+    elif task.format is Format.NEXT_SET:
+        answers, last = [*task.symbols, EOS], True
     else:
         found = _answers(task, rng)
         if found is None:
             return "the answer is longer than one token"
-        answers, last = sorted(found), False
-    length = _length(task, budget)
-    shortest = task.min_length - len(task.prefix) + 1
-    languages, notes = [], []
+        answers, last = found, False
+    length = _length(task, budget.learn_length)
+    languages, sizes = [], []
     for answer in answers:
-        fills = (False, True) if shortest > 0 else (False,)
         learned = []
-        for fill in fills:
-            def member(word, answer=answer, fill=fill):
-                if len(word) < shortest:
-                    return fill
-                if not task.valid(word):
-                    raise _Outside(word)
-                return _key(task, word) == answer
+        for fill in (False, True) if _shortest(task) > 0 else (False,):
+            member = _member(task, answer, fill)
             try:
                 full = learn(member, task.symbols, length)
                 short = learn(member, task.symbols, length - 2)
@@ -115,43 +213,69 @@ def _learn_all(task: Task, budget: Budget, seed: int) -> Automata | str:
                         f"one up to length {length - 2} ({short.dfa.n_states} states): the reference does not look "
                         "finite-state at these lengths")
             learned.append(full.dfa)
-        mismatch = _random_mismatch(task, learned[0], answer, shortest, budget, rng)
+        mismatch = _random_mismatch(task, learned[0], _member(task, answer, False), budget.family_length, rng)
         if mismatch:
             return mismatch
         languages.append((answer, tuple(learned)))
-        notes.append(f"{learned[0].n_states} states")
+        sizes.append(learned[0].n_states)
     how = (f"learned from the reference (L*, every word up to length {length} checked, the same automaton up to "
            f"length {length - 2}, and {RANDOM_CHECKS} random words up to length {budget.family_length} agree)")
     return Automata(tuple(languages), how, False, last)
 
 
-def _random_mismatch(task, dfa, answer, shortest, budget, rng) -> str | None:
+def _random_mismatch(task: Task, dfa, member, longest: int, rng: np.random.Generator) -> str | None:
+    low = max(_shortest(task), 1)
     for _ in range(RANDOM_CHECKS):
-        n = int(rng.integers(max(shortest, 1), max(shortest, 1) + budget.family_length))
-        word = tuple(rng.choice(task.symbols, size=n)) if rng.random() < 0.5 else tuple(task.sample_input(n, rng))
-        if not task.valid(word):
+        n = int(rng.integers(low, low + longest))
+        try:
+            word = tuple(rng.choice(task.symbols, size=n)) if rng.random() < 0.5 else tuple(task.sample_input(n, rng))
+            if not task.valid(word):
+                continue
+            if dfa.accepts(word) != member(word):
+                return (f"the learned automaton disagrees with the reference on a word of length {len(word)}: the "
+                        "task is not that automaton")
+        except (_Outside, ReferenceFailure):
             continue
-        if dfa.accepts(word) != (_key(task, word) == answer):
-            return (f"the learned automaton disagrees with the reference on a word of length {len(word)}: the task is "
-                    "not that automaton")
     return None
 
 
-def automata(task: Task, budget: Budget, context: Context) -> Automata | str:
-    """The task's languages (or why there are none to decide), once per prediction."""
-    def compute():
-        if task.format not in (Format.ACCEPT, Format.SEQ2SEQ) or task.fixed_width is not None:
-            return "the format is neither accept nor a one-token answer"
-        if task.automaton is not None and task.format is Format.ACCEPT:
-            return Automata(((True, (task.automaton,)),), "the task's own automaton", True, task.end is None)
-        if not 1 <= len(task.symbols) <= MAX_SYMBOLS:
-            return f"more than {MAX_SYMBOLS} symbols"
-        context.say("learning the automaton of the reference")
-        try:
-            return _learn_all(task, budget, context.seed)
-        except Exception as error:  # noqa: BLE001 - a reference outside its sampler's inputs
-            return f"the reference cannot be queried on every word ({type(error).__name__}: {error})"
-    return context.once(("automata", budget), compute)
+def automata(evidence: Evidence) -> Automata | str:
+    """The task's languages (see the module docstring), or why there are none to decide."""
+    task = evidence.task
+    if task.fixed_width is not None or task.format is Format.ALIGNED:
+        return "the format is neither accept, one-token seq2seq nor next-character-set"
+    if task.automaton is not None and task.format in (Format.ACCEPT, Format.NEXT_SET):
+        return _own(task)
+    if not 1 <= len(task.symbols) <= MAX_SYMBOLS:
+        return f"more than {MAX_SYMBOLS} symbols"
+    if task.format is Format.NEXT_SET and not every_word_is_an_input(task):
+        return ("the task's inputs are not every word over its symbols (e.g. only prefixes of its language's words): "
+                "a program must agree on those only, which the decision does not cover")
+    evidence.say("learning the automaton of the reference")
+    return _learn(evidence)
+
+
+def language_of(evidence: Evidence, learn: bool = True):
+    """(dfas, exact): the language of an accept task (the words it accepts) or of a
+    next-character-set task with an automaton (the words at which ``<eos>`` is legal); ``exact``
+    when the task carries the automaton, False when it was learned. ``dfas`` has one automaton, or
+    where the empty word is not an input, one per reading of it (the first rejecting it). A task
+    without inputs of one symbol or more leaves too many words unread: a string says so, as it says
+    why there is no automaton. With ``learn=False`` an automaton not learned yet is not learned."""
+    task = evidence.task
+    if task.automaton is not None and task.format in (Format.ACCEPT, Format.NEXT_SET):
+        return (task.automaton,), True
+    if task.format is not Format.ACCEPT:
+        return "the task is neither an accept task nor a next-character-set task with an automaton"
+    if _shortest(task) > 1:
+        return f"the task has no inputs shorter than {_shortest(task)} symbols, so its language is open on those words"
+    if not learn and not evidence.has(automata):
+        return "no automaton was learned (the verdicts were settled without one)"
+    found = evidence.get(automata)
+    if isinstance(found, str):
+        return f"no automaton of the task: {found}"
+    (_, dfas), = found.languages
+    return tuple(dfas), False
 
 
 def inputs_include(task: Task, words) -> bool:
@@ -159,33 +283,16 @@ def inputs_include(task: Task, words) -> bool:
     fails on a word excludes it."""
     try:
         return all(task.valid(tuple(w)) for w in words)
-    except Exception:  # noqa: BLE001 - a user's domain test that fails on a word: not in the domain
+    except ReferenceFailure:
         return False
 
 
-def language_of(task: Task, budget: Budget, context: Context):
-    """(dfas, exact): the language of an accept task (the words it accepts) or of a
-    next-character-set task with an automaton (the words at which ``<eos>`` is legal); ``exact``
-    when the task carries the automaton, False when it was learned. ``dfas`` has one automaton, or
-    where the empty word is not an input, one per reading of it (the first rejecting it). A task
-    without inputs of one symbol or more leaves too many words unread: a string says so, as it says
-    why there is no automaton."""
-    if task.automaton is not None and task.format in (Format.ACCEPT, Format.NEXT_SET):
-        return (task.automaton,), True
-    if task.format is not Format.ACCEPT:
-        return "the task is neither an accept task nor a next-character-set task with an automaton"
-    shortest = task.min_length - len(task.prefix) + 1
-    if shortest > 1:
-        return f"the task has no inputs shorter than {shortest} symbols, so its language is open on those words"
-    found = automata(task, budget, context)
-    if isinstance(found, str):
-        return f"no automaton of the task: {found}"
-    (_, dfas), = found.languages
-    return tuple(dfas), False
+# ---------------------------------------------------------------- decision and construction
 
 
 def _decide(found: Automata):
-    """Per language the decision (all fills of the shortest words must agree); None if they differ."""
+    """Per language (answer, dfa, decision), all readings of the short words agreeing; None if
+    the readings disagree."""
     from ..regular import decide_nope, decide_nope_last_position
 
     decide = decide_nope_last_position if found.last_position else decide_nope
@@ -198,76 +305,131 @@ def _decide(found: Automata):
     return out
 
 
-def constructed(task: Task, budget: Budget, context: Context) -> Program | None:
-    """A plain C-RASP program built from the task's automaton where the language is in C-RASP
-    (accept tasks), for the program source to verify; None otherwise. A language that is the depth
-    hierarchy's L_k on the task's two symbols gets the program of depth k
-    (:func:`tasks.regular.blocks.recognizer`) instead of the general construction."""
-    from ..regular import blocks, decide_nope, program_for
+def _buildable(dfas) -> object | None:
+    """A reading of the short words whose language the construction covers (EOS-definable)."""
+    from ..regular import decide_nope
 
-    found = automata(task, budget, context)
-    if isinstance(found, str) or task.format is not Format.ACCEPT:
-        return None
-    (_, dfas), = found.languages
-    if not all(decide_nope(d).member for d in dfas):
-        return None
+    return next((d for d in dfas if decide_nope(d).member), None)
 
-    def build():
-        alternation = blocks.recognizes(dfas[0]) if len(dfas[0].symbols) == 2 else None
+
+def _build(task: Task, found: Automata):
+    from ..regular import blocks, program_for
+    from ..regular.program import outputs_program
+
+    chosen = {answer: _buildable(dfas) for answer, dfas in found.languages}
+    if any(dfa is None for dfa in chosen.values()):
+        return None
+    if task.format is Format.ACCEPT:
+        dfa = chosen[True]
+        alternation = blocks.recognizes(dfa) if len(dfa.symbols) == 2 else None
         if alternation is not None and alternation[0] >= 2:
             k, x, y = alternation
             return blocks.recognizer(k, x, y, end=task.end)
-        return program_for(dfas[0], end=task.end)
-    return context.once(("constructed", budget), build)
+        return program_for(dfa, end=task.end)
+    if task.format is Format.NEXT_SET:
+        return outputs_program(dict(chosen), tokens=tuple(t for t in task.alphabet if t not in chosen))
+    if task.separator is None:
+        return None  # a one-token answer without a separator: no position reads the whole input
+    by_token = {answer[0]: dfa for answer, dfa in chosen.items()}
+    return outputs_program(by_token, read_at=task.separator,
+                           tokens=tuple(t for t in task.alphabet if t not in by_token))
 
 
-def assess(task: Task, scheme: str, budget: Budget, context: Context | None = None) -> Finding:
-    context = context or Context()
-    if not scheme_named(scheme).plain_only:
-        return silent(SOURCE, "the algebraic decision is about plain C-RASP (NoPE)")
-    found = automata(task, budget, context)
+def construct(evidence: Evidence) -> "programs.Checked | None":
+    """The program built from the task's automaton where every language is in C-RASP, verified
+    (None where there is no automaton or no program is built); it joins :attr:`Evidence.found`."""
+    found = evidence.get(automata)
     if isinstance(found, str):
-        return silent(SOURCE, f"no automaton to decide: {found}")
+        return None
+    program = _build(evidence.task, found)
+    if program is None:
+        return None
+    # On the task's own automaton the decision is the proof and the construction follows it (the
+    # tests check the construction against the automaton on every word): a quick verification
+    # guards against a reference that is not its automaton. A learned automaton's program is the
+    # evidence itself, and is verified under the full budget.
+    budget = _QUICK_CHECK if found.exact else None
+    built = programs.check_candidate(evidence, "program built from the automaton", program, budget)
+    evidence.found.append(built)
+    return built
+
+
+def _references(decided) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(r for _, _, d in decided for r in d.references))
+
+
+def _which(task: Task, answer) -> str:
+    if task.format is Format.ACCEPT:
+        return "the language"
+    if task.format is Format.NEXT_SET:
+        return f"the words after which {answer!r} is legal"
+    return f"the inputs answered {' '.join(answer)!r}"
+
+
+def assess(evidence: Evidence, scheme: str) -> Finding:
+    task = evidence.task
+    found = evidence.get(automata)
+    if isinstance(found, str):
+        return silent(NAME, f"no automaton to decide: {found}")
     decided = _decide(found)
     if decided is None:
-        return Finding(SOURCE, Verdict.UNDETERMINED, None,
-                       "the decision depends on how words shorter than the task's inputs are read", (found.how,))
+        return open_question(NAME, "the decision depends on how words shorter than the task's inputs are read",
+                             details=(found.how,))
     strength = Strength.PROOF if found.exact else Strength.EXTRAPOLATED
-    outside = [(answer, dfa, d) for answer, dfa, d in decided if not d.member]
     convention = ("acceptance at the last position" if found.last_position else
                   "the answer read after the input (the end-of-sequence convention)")
+    outside = [(answer, dfa, d) for answer, dfa, d in decided if not d.member]
     if outside:
         answer, dfa, decision = outside[0]
-        which = "the language" if task.format is Format.ACCEPT else f"the inputs answered {' '.join(answer)!r}"
-        unpublished = "unpublished" in decision.criterion
         reduction = (" (by reduction: a last-position program for L, reading the end-of-sequence position as that "
                      "symbol, would define the quotient)" if "quotient" in decision.criterion else "")
-        return Finding(SOURCE, Verdict.FAILS, Strength.EXTRAPOLATED if unpublished else strength,
-                       f"{which} ({dfa.n_states}-state automaton, {found.how}) is not in C-RASP: "
-                       f"{decision.criterion}{reduction}",
-                       (f"obstruction: {decision.obstruction}", f"convention: {convention}"),
-                       decision.references)
+        return Finding(NAME, Verdict.FAILS, strength,
+                       f"{_which(task, answer)} ({dfa.n_states}-state automaton, {found.how}) is not in C-RASP: "
+                       f"{decision.criterion}{reduction}", Reason.LANGUAGE_OUTSIDE,
+                       (f"obstruction: {decision.obstruction}", f"convention: {convention}"), decision.references,
+                       short=f"{_which(task, answer)} is not in C-RASP ({decision.criterion}; {dfa.n_states}-state "
+                             f"automaton, {'the task' + chr(39) + 's own' if found.exact else 'learned'})")
     sizes = ", ".join(f"{dfa.n_states} states" for _, dfa, _ in decided)
     criteria = "; ".join(dict.fromkeys(d.criterion for _, _, d in decided))
-    if not found.last_position and task.format is not Format.ACCEPT:  # one language per answer, no program
-        return Finding(SOURCE, Verdict.GENERALIZES, strength,
-                       f"the inputs of every answer form a language in C-RASP ({sizes}; {found.how}): {criteria}",
-                       (f"convention: {convention}",), tuple(dict.fromkeys(
-                           r for _, _, d in decided for r in d.references)))
-    if found.exact and task.end is not None:  # the end token: the published decision itself
-        return Finding(SOURCE, Verdict.GENERALIZES, Strength.PROOF,
-                       f"the task's own automaton ({sizes}) is in C-RASP: {criteria}",
-                       (f"convention: {convention}", *(d.certificate for _, _, d in decided)),
-                       tuple(dict.fromkeys(r for _, _, d in decided for r in d.references)))
-    if found.exact and all(d.criterion.startswith("EOS-definable") for _, _, d in decided):
-        return Finding(SOURCE, Verdict.GENERALIZES, Strength.PROOF,
-                       f"the task's own automaton ({sizes}) is in C-RASP: {criteria}",
-                       (f"convention: {convention}", *(d.certificate for _, _, d in decided)),
-                       tuple(dict.fromkeys(r for _, _, d in decided for r in d.references)))
-    return Finding(SOURCE, Verdict.UNDETERMINED, None,
-                   f"the automaton ({sizes}; {found.how}) is in C-RASP ({criteria}); a program built from it goes to "
-                   "verification", (f"convention: {convention}",), tuple(dict.fromkeys(
-                       r for _, _, d in decided for r in d.references)))
+    if any("unpublished" in d.criterion for _, _, d in decided):
+        return open_question(NAME, f"every language ({sizes}; {found.how}) is in C-RASP, one only by a derived, "
+                             f"unpublished criterion ({criteria}): no program is built for it",
+                             details=(f"convention: {convention}",), references=_references(decided))
+    if found.exact and not evidence.build_programs:
+        return Finding(NAME, Verdict.GENERALIZES, Strength.PROOF,
+                       f"the task's own automaton ({sizes}) is in C-RASP: {criteria}", Reason.LANGUAGE_INSIDE,
+                       (f"convention: {convention}", "the program is not built here (a batch decides first): "
+                        f"`crasp predict` of the task builds and verifies it",
+                        *(d.certificate for _, _, d in decided)),
+                       (programs.THEOREMS, *_references(decided)),
+                       short=f"the task's own automaton is in C-RASP ({criteria})")
+    built = evidence.get(construct)
+    if built is None:
+        return open_question(NAME, f"every language ({sizes}; {found.how}) is in C-RASP ({criteria}), but no program "
+                             "is built for it", details=(f"convention: {convention}",),
+                             references=_references(decided))
+    if not built.ok:
+        return open_question(NAME, f"every language ({sizes}; {found.how}) is in C-RASP ({criteria}), but the program "
+                             "built from it fails verification: the automaton does not describe the reference",
+                             details=(built.rejection(), f"convention: {convention}"),
+                             references=_references(decided))
+    verified = programs.finding([built], scheme, NAME, references=(programs.THEOREMS, *_references(decided)))
+    if not found.exact:
+        return verified
+    return Finding(NAME, Verdict.GENERALIZES, Strength.PROOF,
+                   f"the task's own automaton ({sizes}) is in C-RASP: {criteria}; the program built from it passes "
+                   f"verification", Reason.LANGUAGE_INSIDE,
+                   (f"convention: {convention}", *verified.details, *(d.certificate for _, _, d in decided)),
+                   verified.references, program=built.program,
+                   short=f"the task's own automaton is in C-RASP ({criteria}); its program is verified")
 
 
-__all__ = ["assess", "automata", "constructed", "Automata"]
+def _cost(task: Task) -> Cost:
+    own = task.automaton is not None and task.format in (Format.ACCEPT, Format.NEXT_SET)
+    return Cost.CHEAP if own else Cost.LEARNING
+
+
+SOURCE = Source(NAME, frozenset({"nope"}), frozenset({Verdict.GENERALIZES, Verdict.FAILS}), _cost, assess)
+
+__all__ = ["SOURCE", "NAME", "automata", "construct", "language_of", "inputs_include", "every_word_is_an_input",
+           "next_set_languages", "Automata"]

@@ -17,12 +17,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import arithmetic
-from ..findings import Budget, Finding, Strength, Verdict, scheme_named, silent
+from ..findings import Finding, Reason, Strength, Verdict, open_question, scheme_named, silent
 from ..types import Task
 from . import programs
-from .context import Context
+from .context import Evidence
+from .source import Source, cheap
 
-SOURCE = "truncation"
+NAME = "truncation"
 XU = arithmetic.XU
 
 
@@ -94,6 +95,11 @@ def truncation(task: Task, samples: int, seed: int) -> Truncation | None:
     return Truncation(digits, tuple(agreement), proof, tuple(below))
 
 
+def measured(evidence: Evidence) -> Truncation | None:
+    """Xu et al.'s test on the evidence's task (once per evidence: ``evidence.get(measured)``)."""
+    return truncation(evidence.task, evidence.budget.truncation_samples, evidence.seed)
+
+
 def _ignores_digit(task: Task, x: tuple[str, ...], place: int) -> bool:
     """Whether the answer on Xu et al.'s input ``x`` stays the same whatever nonzero digit either
     operand takes at 10^``place``."""
@@ -108,35 +114,36 @@ def _width(task: Task) -> str:
             "varies")
 
 
-def assess(task: Task, scheme: str, budget: Budget, context: Context | None = None) -> Finding:
-    context = context or Context()
+def assess(evidence: Evidence, scheme: str) -> Finding:
+    task, budget = evidence.task, evidence.budget
     if not scheme_named(scheme).has_programs or task.fixed_width is None:
-        return silent(SOURCE, "Xu et al.'s truncation test is for fixed-width tasks under APE or NoPE")
-    found = context.once(("truncation", budget), lambda: truncation(task, budget.truncation_samples, context.seed))
-    checked = [c for c in programs.verified(task, budget, context) if not scheme_named(scheme).plain_only or c.plain]
+        return silent(NAME, "Xu et al.'s truncation test is for fixed-width tasks under APE or NoPE")
+    found = evidence.get(measured)
+    checked = [c for c in evidence.get(programs.candidates) if not scheme_named(scheme).plain_only or c.plain]
     passed = [programs.describe(c) for c in checked if c.ok]
     failed = [c.rejection() for c in checked if not c.ok]
     expressible = [f"expressible: {line}" for line in passed]
     below = [f"fewer digits: {found.below_text()}"] if found.below else []
     shown = found.text()
     if not found.determined:
-        return Finding(SOURCE, Verdict.FAILS, Strength.VERIFIED,
+        return Finding(NAME, Verdict.FAILS, Strength.VERIFIED,
                        f"{shown}: a model fitted to the training data computes the answer on truncated operands, so "
                        f"these shares are its predicted accuracies ({budget.truncation_samples} sampled inputs per bin)",
-                       (*below, _width(task), *expressible, *failed), (XU,))
+                       Reason.TRUNCATED_OPERANDS, (*below, _width(task), *expressible, *failed), (XU,))
     if passed and not found.covers_below:
-        return Finding(SOURCE, Verdict.UNDETERMINED, None,
-                       f"missing: an argument for fewer digits: {found.below_text()}; training does not pin their "
-                       f"answers down", (shown, _width(task), *expressible), (XU,))
+        return open_question(NAME, f"missing: an argument for fewer digits: {found.below_text()}; training does not "
+                             "pin their answers down", Reason.NO_ARGUMENT, (shown, _width(task), *expressible), (XU,))
     if passed:
-        return Finding(SOURCE, Verdict.GENERALIZES, Strength.VERIFIED,
+        return Finding(NAME, Verdict.GENERALIZES, Strength.VERIFIED,
                        f"{shown}; a verified program ({budget.truncation_samples} sampled inputs per bin)",
-                       (*below, _width(task), *expressible), (XU, programs.THEOREMS))
+                       Reason.TRUNCATION_AGREES, (*below, _width(task), *expressible), (XU, programs.THEOREMS))
     kind = scheme_named(scheme).program_kind
     reason = task.no_program.get(scheme)
-    return Finding(SOURCE, Verdict.UNDETERMINED, None, f"missing: a verified {kind} program",
-                   (shown + ": consistent with generalizing, but a program is needed to say so",
-                    *([f"the task says: {reason}"] if reason else []), *failed), (XU,))
+    return open_question(NAME, f"missing: a verified {kind} program", Reason.NO_PROGRAM,
+                         (shown + ": consistent with generalizing, but a program is needed to say so",
+                          *([f"the task says: {reason}"] if reason else []), *failed), (XU,))
 
 
-__all__ = ["assess", "truncation", "Truncation"]
+SOURCE = Source(NAME, frozenset({"ape", "nope"}), frozenset({Verdict.GENERALIZES, Verdict.FAILS}), cheap, assess)
+
+__all__ = ["SOURCE", "NAME", "truncation", "Truncation"]

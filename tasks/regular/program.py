@@ -61,15 +61,70 @@ def program_for(dfa: Dfa, end: str | None = None) -> ast.Program | None:
     dfa = minimize(dfa)
     if not decide_nope(dfa).member:
         return None
+    b = ProgramBuilder(source="<tasks.regular.program_for>")
+    b.alphabet([*dfa.symbols, BOS, *([end] if end else [])])
+    b.accept(membership(b, dfa, end))
+    return b.build()
+
+
+def outputs_program(languages: dict[str, Dfa], read_at: str | None = None,
+                    tokens: tuple[str, ...] = ()) -> ast.Program | None:
+    """A plain C-RASP program with ``next "t"`` true exactly where the word read so far is in the
+    language ``languages[t]``: at every position (``read_at`` None: a next-character-set program)
+    or at the token ``read_at`` (``<sep>`` of a one-token answer, with ``next "<eos>"`` everywhere
+    else); None when some language is not in C-RASP (end-of-sequence convention). ``tokens``: the
+    other tokens inputs may hold. Languages with the same minimal automaton share its states.
+
+    >>> from tasks.regular.dfa import from_regex
+    >>> from crasp.interpreter import run
+    >>> sorted_, unsorted = from_regex("a*b*", "ab"), from_regex("a*b*", "ab").complement()
+    >>> program = outputs_program({"y": sorted_, "n": unsorted}, read_at="<sep>", tokens=("<eos>",))
+    >>> [run(program, [f"<bos> {w} <sep> y"]).next_tokens(0)[-2] for w in ("a b", "b a")]
+    ['y', 'n']
+    """
+    minimal = {token: minimize(dfa) for token, dfa in languages.items()}
+    if not all(decide_nope(dfa).member for dfa in minimal.values()):
+        return None
+    symbols = next(iter(minimal.values())).symbols if minimal else ()
+    b = ProgramBuilder(source="<tasks.regular.outputs_program>")
+    b.alphabet(dict.fromkeys([*symbols, BOS, *([read_at] if read_at else []), *tokens, *languages]))
+    tracked: dict[tuple, dict[int, Expr]] = {}
+    for token, dfa in minimal.items():
+        key = (dfa.table, dfa.start)
+        if key not in tracked:
+            tracked[key] = states_before(b, dfa)
+        accept = _accepting(dfa, tracked[key], read_at)
+        b.next(token, tok(read_at) & accept if read_at else accept)
+    if read_at is not None:
+        b.next("<eos>", ~tok(read_at))
+    return b.build()
+
+
+def membership(b: ProgramBuilder, dfa: Dfa, end: str | None = None) -> Expr:
+    """The Boolean "the word read so far is in the language of ``dfa``" (a minimal DFA whose
+    language is in C-RASP), read at the last position, or at the token ``end`` after the word."""
+    return _accepting(dfa, states_before(b, dfa), end)
+
+
+def _accepting(dfa: Dfa, prev: dict[int, Expr], end: str | None) -> Expr:
+    if end is not None:  # at the end token, Prev_q is the state the whole word reached
+        return tok(end) & any_of([prev[q] for q in sorted(dfa.accepting)])
+    accepting = [prev[q] & tok(dfa.symbols[k]) for q, row in enumerate(dfa.table) for k, t in enumerate(row)
+                 if t in dfa.accepting]
+    if dfa.start in dfa.accepting:
+        accepting.append(tok(BOS))  # the empty word: the last token is <bos>
+    return any_of(accepting)
+
+
+def states_before(b: ProgramBuilder, dfa: Dfa) -> dict[int, Expr]:
+    """Per state q of ``dfa`` (minimal, its language in C-RASP) the Boolean "the run was in q
+    before reading this position's token", defined in ``b`` (see the module docstring)."""
     table, symbols = dfa.table, dfa.symbols
     components = list(reversed(strongly_connected_components([sorted(set(row)) for row in table])))
-    b = ProgramBuilder(source="<tasks.regular.program_for>")
-    b.alphabet([*symbols, BOS, *([end] if end else [])])
     prev: dict[int, Expr] = {}
-    fresh = iter(range(10**9))
 
     def let(stem: str, value) -> Expr:
-        return b.let(f"{stem}_{next(fresh)}", value)
+        return b.let(f"{stem}_{len(b.statements)}", value)  # the statement's index: unique in the builder
 
     for states in components:
         inside = set(states)
@@ -126,15 +181,7 @@ def program_for(dfa: Dfa, end: str | None = None) -> ast.Program | None:
         gone = let(f"Gone_{tag}", (left >= 2) | ((left >= 1) & ~leave))
         for q in states:
             prev[q] = let(f"Prev_{q}", any_of(identified[q]) & ~gone)
-    if end is not None:  # at the end token, Prev_q is the state the whole word reached
-        b.accept(tok(end) & any_of([prev[q] for q in sorted(dfa.accepting)]))
-        return b.build()
-    accepting = [prev[q] & tok(symbols[k]) for q, row in enumerate(table) for k, t in enumerate(row)
-                 if t in dfa.accepting]
-    if dfa.start in dfa.accepting:
-        accepting.append(tok(BOS))  # the empty word: the last token is <bos>
-    b.accept(any_of(accepting))
-    return b.build()
+    return prev
 
 
-__all__ = ["program_for"]
+__all__ = ["program_for", "outputs_program", "membership", "states_before"]

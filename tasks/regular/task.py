@@ -19,6 +19,8 @@ balanced at every length.
 
 from __future__ import annotations
 
+import bisect
+
 from typing import Sequence
 
 import numpy as np
@@ -33,11 +35,13 @@ REFERENCE = "tasks.regular (a DFA per language; docs/regular.md)"
 
 class WordSampler:
     """Draw words of a given length, accepted or rejected with probability 1/2 each where both
-    exist, uniformly within the chosen kind."""
+    exist, uniformly within the chosen kind: each symbol with the share of the words of the kind
+    that continue through it (counted exactly, kept as cumulative shares per state and length)."""
 
     def __init__(self, dfa: Dfa) -> None:
         self.dfa = dfa
         self.accepted: list[list[int]] = [[int(q in dfa.accepting) for q in range(dfa.n_states)]]
+        self.shares: dict[tuple[int, bool], list[list[float]]] = {}
 
     def counts(self, length: int) -> list[list[int]]:
         """``counts(n)[r][q]``: the number of accepted words of length r read from state q, r <= n."""
@@ -46,6 +50,28 @@ class WordSampler:
             last = self.accepted[-1]
             self.accepted.append([sum(last[t] for t in row) for row in table])
         return self.accepted
+
+    def _shares(self, remaining: int, want: bool) -> list[list[float]]:
+        """Per state, the cumulative shares of its symbols among the words of length ``remaining``
+        of the kind ``want`` read from it (a symbol no such word continues through adds nothing)."""
+        key = (remaining, want)
+        found = self.shares.get(key)
+        if found is None:
+            found = self.shares[key] = self._compute(remaining, want)
+        return found
+
+    def _compute(self, remaining: int, want: bool) -> list[list[float]]:
+        k = len(self.dfa.symbols)
+        below = self.counts(remaining)[remaining - 1]
+        found = []
+        for row in self.dfa.table:
+            weights = [below[t] if want else k ** (remaining - 1) - below[t] for t in row]
+            whole, running, cumulative = sum(weights), 0, []
+            for w in weights:
+                running += w
+                cumulative.append(running / whole if whole else 0.0)
+            found.append(cumulative)
+        return found
 
     def __call__(self, length: int, rng: np.random.Generator) -> tuple[str, ...]:
         dfa = self.dfa
@@ -58,21 +84,15 @@ class WordSampler:
         elif accepted[length][dfa.start] == total:
             want = True
         state, out = dfa.start, []
-        for remaining in range(length, 0, -1):
-            row = dfa.table[state]
-            weights = [accepted[remaining - 1][t] if want else k ** (remaining - 1) - accepted[remaining - 1][t]
-                       for t in row]
-            whole = sum(weights)
-            u, chosen = rng.random(), None
-            for s, w in enumerate(weights):
-                if w == 0:
-                    continue
-                chosen = s
-                u -= w / whole
-                if u < 0:
-                    break
-            out.append(dfa.symbols[chosen])
-            state = row[chosen]
+        symbols, table, pick = dfa.symbols, dfa.table, bisect.bisect_right
+        shares = [self._shares(remaining, want) for remaining in range(length, 0, -1)]
+        for by_state, u in zip(shares, rng.random(length).tolist()):
+            cumulative = by_state[state]
+            chosen = min(pick(cumulative, u), k - 1)
+            while chosen > 0 and cumulative[chosen] == cumulative[chosen - 1]:  # a symbol of no such word
+                chosen -= 1
+            out.append(symbols[chosen])
+            state = table[state][chosen]
         return tuple(out)
 
 

@@ -238,8 +238,10 @@ class _Evaluator:
             return np.zeros(self.shape, dtype=bool)
         return self.ids == token_id
 
-    def result(self, batch: tuple[tuple[str, ...], ...], lengths: np.ndarray, *, trace: bool) -> RunResult:
-        """Evaluate every definition and the outputs; the verdict is read at each input's last position."""
+    def result(self, batch: tuple[tuple[str, ...], ...], lengths: np.ndarray, *, trace: bool,
+               extra: dict[str, ast.Expr] | None = None) -> RunResult:
+        """Evaluate every definition and the outputs; the verdict is read at each input's last
+        position. ``extra`` expressions over the program's names are evaluated too, into ``values``."""
         checked = self.checked
         for definition in checked.definitions:
             self.env[definition.name] = self(definition.expr)
@@ -257,7 +259,8 @@ class _Evaluator:
             offsets=self.offsets,
             accept=accept,
             next=next_values,
-            values=dict(self.env) if trace else None,
+            values=({**(self.env if trace else {}), **{name: self(expr) for name, expr in extra.items()}}
+                    if trace or extra else None),
             accept_values=accept_values if trace else None,
         )
 
@@ -312,16 +315,19 @@ def run(
     allow_unknown: bool = False,
     alphabet: Iterable[str] = (),
     registry: PredicateRegistry | None = None,
+    extra: dict[str, ast.Expr] | None = None,
 ) -> RunResult:
     """Run ``program`` on a batch of inputs.
 
     ``offset`` (one for all inputs, or one per input) places token k of an input at absolute
     position offset + k, which is what periodic predicates see. Tokens outside the program's
     alphabet (plus ``alphabet``) are an :class:`~crasp.errors.InputError` unless ``allow_unknown``.
+    ``extra`` maps names to expressions over the program's definitions, evaluated beside them
+    into ``values`` (a verification's probes).
     """
     checked = program if isinstance(program, CheckedProgram) else check(program, registry)
     batch = as_batch(inputs)
-    symbols, vocabulary, table, known, plan = _program_constants(checked, frozenset(alphabet) if alphabet else frozenset())
+    symbols, vocabulary, table, known = _program_constants(checked, frozenset(alphabet) if alphabet else frozenset())
     longest = max(map(len, batch), default=0)
     if isinstance(offset, int):  # one offset for all: no array needed to check it
         offsets = np.full(len(batch), offset, dtype=np.int64) if abs(offset) < _INT64_LIMIT else None
@@ -333,28 +339,37 @@ def run(
         raise InputError("positions exceed the int64 range")
     if len(batch) and not _fits_int64(checked, longest):
         raise InputError(f"counts of this program could exceed int64 on inputs of length {longest}")
-    if not trace and len(plan[1]) * sum(map(len, batch)) <= PURE_PYTHON_WORK:
-        return _run_plan(checked, plan, tuple(batch), offsets, symbols, known, allow_unknown)
-    if not trace and checked.accept is not None and table is not None and not any(_demand(checked, plan)):
-        return _run_token_counts(checked, plan, tuple(batch), offsets, symbols, vocabulary, table, allow_unknown)
+    total = sum(map(len, batch))
+    # The plan has a slot per definition at least: a program too large for it is not lowered.
+    if not trace and not extra and (len(checked.definitions) * total <= PURE_PYTHON_WORK or checked.accept is not None):
+        plan = _plan(checked)
+        if len(plan[1]) * total <= PURE_PYTHON_WORK:
+            return _run_plan(checked, plan, tuple(batch), offsets, symbols, known, allow_unknown)
+        if checked.accept is not None and table is not None and not any(_demand(checked, plan)):
+            return _run_token_counts(checked, plan, tuple(batch), offsets, symbols, vocabulary, table, allow_unknown)
     ids, lengths = encode(batch, vocabulary, allow_unknown=allow_unknown, table=table)
     evaluate = _Evaluator(checked, ids, vocabulary, offsets)
-    return evaluate.result(tuple(batch), lengths, trace=trace)
+    return evaluate.result(tuple(batch), lengths, trace=trace, extra=extra or {})
 
 
 def _program_constants(checked: CheckedProgram, extra: frozenset):
-    """The sorted symbols, the vocabulary (and its :func:`code_point_table`), the set of known
-    tokens and the plan of ``checked``, computed once per program (and per set of extra symbols)."""
+    """The sorted symbols, the vocabulary (and its :func:`code_point_table`) and the set of known
+    tokens of ``checked``, computed once per program (and per set of extra symbols)."""
     key = ("constants", extra)
     found = checked.memo.get(key)
     if found is None:
         symbols = sorted(checked.info.alphabet | extra)
-        plan = checked.memo.get("plan")
-        if plan is None:
-            plan = checked.memo["plan"] = plans.lower(checked)
         vocabulary = {token: index for index, token in enumerate(symbols)}
-        found = checked.memo[key] = (symbols, vocabulary, code_point_table(vocabulary), frozenset(symbols), plan)
+        found = checked.memo[key] = (symbols, vocabulary, code_point_table(vocabulary), frozenset(symbols))
     return found
+
+
+def _plan(checked: CheckedProgram) -> plans.Plan:
+    """The program's plan (:mod:`crasp.plan`), lowered once (or given by the command line's cache)."""
+    plan = checked.memo.get("plan")
+    if plan is None:
+        plan = checked.memo["plan"] = plans.lower(checked)
+    return plan
 
 
 def _demand(checked: CheckedProgram, plan: plans.Plan) -> tuple[bool, ...]:
@@ -433,12 +448,12 @@ def run_in_chunks(
 
     Yields ``(indices, result)``: row r of ``result`` is input ``indices[r]``. Options are those
     of :func:`run`. A batch holds at most ``cells`` padded positions; by default as many as keep
-    the values of every sub-expression within about ``memory`` bytes (the interpreter keeps them
-    all).
+    the values of every sub-expression (8 bytes a count, 1 a Boolean) within about ``memory``
+    bytes (the interpreter keeps them all).
     """
     checked = program if isinstance(program, CheckedProgram) else check(program)
     if cells is None:
-        per_cell = 8 * (_expressions(checked) + 4)
+        per_cell = _bytes_per_position(checked) + 8 * len(options.get("extra") or ()) + 32
         cells = max(1, min(1 << 22, memory // per_cell))
     batch = [as_tokens(item) for item in inputs]
     offset = options.pop("offset", 0)
@@ -448,20 +463,30 @@ def run_in_chunks(
         yield indices, result
 
 
-def _expressions(checked: CheckedProgram) -> int:
-    """The distinct sub-expressions of the program: the evaluator keeps a value of each (computed
-    once per program)."""
-    found = checked.memo.get("expressions")
+_COUNTS = (ast.Count, ast.Const, ast.Add, ast.Sub, ast.Scale, ast.Min, ast.Max)
+
+
+def _bytes_per_position(checked: CheckedProgram) -> int:
+    """What the evaluator keeps per position: a value of every distinct sub-expression, 8 bytes for
+    a count and 1 for a Boolean (a reference to a definition is the definition's own array;
+    computed once per program)."""
+    found = checked.memo.get("bytes per position")
     if found is None:
         seen: set = set()
+        found = 0
         stack = [d.expr for d in checked.definitions] + [e for _, e in checked.next_tokens]
         stack += [checked.accept] if checked.accept is not None else []
         while stack:
             node = stack.pop()
-            if node not in seen:
-                seen.add(node)
-                stack.extend(ast.children(node))
-        found = checked.memo["expressions"] = len(seen)
+            if node in seen:
+                continue
+            seen.add(node)
+            if isinstance(node, ast.Cond):
+                found += 8  # either sort: the larger
+            elif not isinstance(node, ast.Ref):
+                found += 8 if isinstance(node, _COUNTS) else 1
+            stack.extend(ast.children(node))
+        checked.memo["bytes per position"] = found
     return found
 
 

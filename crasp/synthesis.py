@@ -58,6 +58,24 @@ INITIAL_SHARE = 0.2
 """The share of the time limit the search may spend enumerating its first inputs."""
 
 
+_FIRST_ROWS = 4096
+"""The rows an arena of stored classes starts with (it doubles as it fills)."""
+
+
+def _make_room(arena: list, rows: int) -> None:
+    """Grow ``arena`` ([values, ids, used, bytes a row]) to hold ``rows`` more rows: at least
+    double, so that a search that stores n rows copies O(n) in all."""
+    values, ids, used, _ = arena
+    if used + rows <= len(values):
+        return
+    capacity = max(2 * len(values), used + rows)
+    grown = np.empty((capacity, values.shape[1]), dtype=values.dtype)
+    grown[:used] = values[:used]
+    grown_ids = np.empty(capacity, dtype=ids.dtype)
+    grown_ids[:used] = ids[:used]
+    arena[0], arena[1] = grown, grown_ids
+
+
 class SynthesisError(CraspError):
     """A synthesis request that cannot be run (a bad configuration, a task without inputs)."""
 
@@ -101,7 +119,7 @@ class SynthesisConfig:
     random_inputs: int = 24
     max_random_length: int = 24
     chunk: int = 1 << 22
-    max_memory: int = 2 << 30
+    max_memory: int = 1 << 30
     progress_every: float = 2.0
     verify_exhaustive: int = 20_000
     verify_samples: int = 200
@@ -510,14 +528,14 @@ class _Search:
         small = batch.width < (1 << 14) and config.max_constant < (1 << 14)
         self.count_type = np.int16 if small else np.int32
         self.limit = (1 << 14) - 1 if small else (1 << 30) - 1
-        # Stored classes live in arenas reserved up front (pages are committed as they fill),
-        # one per sort and storage mode; the classes of one size are contiguous in theirs.
+        # Stored classes live in arenas, one per sort and storage mode, that double as they fill
+        # (within max_memory in all); the classes of one size are contiguous in theirs.
         self.arenas: dict[tuple[int, bool], list] = {}
         for sort in (BOOL, COUNT):
             item = 1 if sort == BOOL else np.dtype(self.count_type).itemsize
             for full in (True, False):
                 width = max(batch.width if full else len(self.where), 1)
-                capacity = max(1, config.max_memory // (width * item))
+                capacity = max(1, min(_FIRST_ROWS, config.max_memory // (width * item)))
                 dtype = bool if sort == BOOL else self.count_type
                 self.arenas[sort, full] = [np.empty((capacity, width), dtype=dtype),
                                            np.empty(capacity, dtype=np.int64), 0, width * item]
@@ -629,8 +647,8 @@ class _Search:
                 self.const_ids[node[1]] = gid
         arena = self.arenas[sort, full]
         chosen = None
-        if not self.full and arena[2] + len(rows) <= len(arena[0]) \
-                and self.memory + len(rows) * arena[3] <= self.config.max_memory:
+        if not self.full and self.memory + len(rows) * arena[3] <= self.config.max_memory:
+            _make_room(arena, len(rows))
             start = arena[2]
             chosen = arena[0][start:start + len(rows)]
             np.take(values, rows, axis=0, out=chosen)

@@ -211,6 +211,7 @@ def predict_requests(requests: Sequence[Request], *, processes: int | None = Non
     if progress:
         progress(done, len(requests), "")
     processes = min(processes or processes_default(), len(todo)) if todo else 1
+    todo.sort(key=lambda item: -_expected_seconds(tasks[item[0]], item[1]))  # the longest first: no late straggler
     for index, result in _map(todo, processes):
         results[index] = result
         if use_cache and isinstance(result, Prediction):
@@ -219,6 +220,17 @@ def predict_requests(requests: Sequence[Request], *, processes: int | None = Non
         if progress:
             progress(done, len(requests), requests[index].name)
     return results  # type: ignore[return-value]
+
+
+def _expected_seconds(task: Task, request: Request) -> float:
+    """A guess at how long a prediction takes, to start the longest first: the searches' seconds
+    where a scheme has no library program (they run when nothing cheaper settles it), and a share
+    for the size of the alphabet (large alphabets come with large programs)."""
+    from .types import Format
+
+    searched = request.budget.seconds if (task.format is not Format.ALIGNED and task.fixed_width is None and
+                                          not all(task.programs.get(s) for s in ("ape", "nope"))) else 0.0
+    return searched + len(task.symbols) / 100
 
 
 def _map(todo: list[tuple[int, Request]], processes: int) -> Iterable[tuple[int, Prediction | TaskError]]:

@@ -216,7 +216,7 @@ class _DistinctRows:
     was seen is compared in full with that group's first row (kept in memory up to a budget,
     recomputed beyond it), so a digest collision can never merge two different rows."""
 
-    def __init__(self, recompute: Callable[[int], bytes], memory: int = 1 << 30,
+    def __init__(self, recompute: Callable[[int], bytes], memory: int = 1 << 28,
                  digest: Callable[[bytes], bytes] = lambda row: hashlib.blake2b(row, digest_size=16).digest()) -> None:
         self.first: dict[bytes, list[tuple[int, bytes | None]]] = {}
         self.recompute = recompute

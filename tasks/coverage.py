@@ -88,7 +88,14 @@ def _children(node: ast.Expr) -> list[ast.Expr]:
 
 
 def probes(checked: CheckedProgram) -> tuple[Probe, ...]:
-    """Every comparison, min and max of the program, in source order."""
+    """Every comparison, min and max of the program, in source order (found once per program)."""
+    kept = checked.memo.get("probes")
+    if kept is None:
+        kept = checked.memo["probes"] = _probes(checked)
+    return kept
+
+
+def _probes(checked: CheckedProgram) -> tuple[Probe, ...]:
     found: list[Probe] = []
 
     def visit(node: ast.Expr, nested: bool) -> None:
@@ -145,15 +152,6 @@ def _all_refs(node: ast.Expr, into: set[str]) -> None:
         _all_refs(child, into)
 
 
-def probe_program(checked: CheckedProgram, found: Sequence[Probe]) -> CheckedProgram:
-    """The program with one count definition per probe appended (its outputs unchanged)."""
-    statements = list(checked.program.statements)
-    if checked.accept is not None and not any(isinstance(s, ast.Accept) for s in statements):
-        statements.append(ast.Accept(checked.accept))
-    statements += [ast.Definition(p.name, p.difference) for p in found]
-    return check(dataclasses.replace(checked.program, statements=tuple(statements)))
-
-
 def holds(op: str, values: np.ndarray) -> np.ndarray:
     """``left op right`` from ``left - right``."""
     return {"<": values < 0, "<=": values <= 0, "==": values == 0, "!=": values != 0,
@@ -202,5 +200,5 @@ def derived_inputs(symbols: Sequence[str], lengths: Sequence[int], rng: np.rando
     return found
 
 
-__all__ = ["Probe", "Exercise", "probes", "probe_program", "exercise", "largest_constant", "derived_inputs",
+__all__ = ["Probe", "Exercise", "probes", "exercise", "largest_constant", "derived_inputs",
            "holds"]

@@ -125,7 +125,8 @@ def prefixes(k: int, max_length: int) -> Iterator[tuple[str, ...]]:
         for count in range(1, min(k, n) + 1):
             for cuts in itertools.combinations(range(1, n), count - 1):
                 edges = (0, *cuts, n)
-                yield tuple(block_letter(m + 1) for m in range(count) for _ in range(edges[m + 1] - edges[m]))
+                yield tuple(itertools.chain.from_iterable((block_letter(m + 1),) * (edges[m + 1] - edges[m])
+                                                          for m in range(count)))
 
 
 def alternating_blocks(k: int) -> Program:

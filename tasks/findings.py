@@ -228,7 +228,7 @@ class Budget:
     most choices the search for the exact training length of an automaton makes
     (:func:`tasks.training_length.idealized_length`)."""
 
-    exhaustive: int = 20_000
+    exhaustive: int = 5_000
     samples: int = 200
     max_length: int = 1_000
     derived: int = 200
@@ -238,7 +238,7 @@ class Budget:
     family_length: int = 200
     learn_length: int = 10
     seconds: float = 5.0
-    truncation_samples: int = 500
+    truncation_samples: int = 300
     reference_seconds: float = 10.0
     work: int = 40_000_000
     rivals: int = 100_000

@@ -194,7 +194,7 @@ def _upper(evidence: Evidence, scheme: str) -> tuple[list[LayerFinding], tuple |
     return findings, (count_depth, layers, attention)
 
 
-COMPILED_LIMIT = 400
+COMPILED_LIMIT = 150
 """The largest program (in definitions) whose compiled depth a prediction computes: lowering takes
 about a millisecond a definition, and the library's largest programs have thousands."""
 

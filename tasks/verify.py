@@ -25,7 +25,7 @@ from crasp.checker import CheckedProgram, check
 from crasp.interpreter import RunResult, run_in_chunks
 from crasp.trace import Trace, trace
 
-from .coverage import Exercise, derived_inputs, exercise, largest_constant, probe_program, probes
+from .coverage import Exercise, derived_inputs, exercise, largest_constant, probes
 from .types import Example, Format, Task, TaskError
 
 EXHAUSTIVE_BUDGET = 20_000  # inputs enumerated by default
@@ -33,6 +33,7 @@ BIN_SAMPLES = 10  # inputs drawn from each published bin, as the published gener
 DERIVED = 200  # inputs read off the program by default
 MARGIN = 64  # how far past twice its largest constant the derived inputs reach
 REACH_CAP = 4000  # the longest derived input
+MEMORY = 1 << 27  # the bytes a batch of the interpreter may hold (run_in_chunks)
 
 
 @dataclass(frozen=True)
@@ -132,11 +133,18 @@ def exhaustive_inputs(task: Task, max_length: int, symbols: Sequence[str]) -> li
 
 def default_exhaustive(task: Task, budget: int = EXHAUSTIVE_BUDGET) -> tuple[int, tuple[str, ...]]:
     """The longest exhaustive length (and the symbols used: at most 5) within ``budget`` candidates."""
-    if task.enumerate_inputs is not None:
-        length = 0
-        while length < 64 and sum(1 for _ in itertools.islice(task.enumerate_inputs(length + 1), budget + 1)) <= budget:
-            length += 1
-        return length, ()
+    if task.enumerate_inputs is not None:  # the inputs grow with the length: search for the longest that fits
+        def fits(length: int) -> bool:
+            return sum(1 for _ in itertools.islice(task.enumerate_inputs(length), budget + 1)) <= budget
+        low, high = 0, 1  # gallop: fits(low) holds (or low is 0), then halve the gap to the first that does not
+        while high <= 64 and fits(high):
+            low, high = high, 2 * high
+        if high > 64:
+            return 64 if fits(64) else low, ()
+        while high - low > 1:
+            middle = (low + high) // 2
+            low, high = (middle, high) if fits(middle) else (low, middle)
+        return low, ()
     symbols = tuple(task.symbols[:5])
     length, total = 0, 1
     while total + len(symbols) ** (length + 1) <= budget and length < 16:
@@ -272,7 +280,9 @@ def verify(
 
     check_reference(task, inputs=60, seed=seed)  # once per task object: the reference is what is trusted
     rng = np.random.default_rng(seed)
-    default_length, default_symbols = default_exhaustive(task, exhaustive_budget)
+    memo = _memo(task)
+    default_length, default_symbols = memo.get(("default exhaustive", exhaustive_budget)) or memo.setdefault(
+        ("default exhaustive", exhaustive_budget), default_exhaustive(task, exhaustive_budget))
     length = default_length if exhaustive_length is None else exhaustive_length
     symbols = tuple(exhaustive_symbols or default_symbols)
 
@@ -283,7 +293,6 @@ def verify(
     size = len(checked.definitions) + len(checked.next_tokens) + 1
     positions = None if max_work is None else max(1, max_work // (size * runs))
 
-    memo = _memo(task)
     exhaustive = _kept(memo, ("exhaustive", length, symbols),
                        lambda: [task.example(x) for x in exhaustive_inputs(task, length, symbols)])
     while positions is not None and length > 0 and _positions(exhaustive) > positions // 3:
@@ -306,9 +315,10 @@ def verify(
     checks, shortest, exercises = 0, None, {}
     for offset in offsets:
         traced = offset == 0 and bool(found)
-        runner = probe_program(checked, found) if traced else checked
+        extra = {p.name: p.difference for p in found} if traced else None
         inputs = [e.tokens for e in examples]
-        for indices, result in run_in_chunks(runner, inputs, offset=offset, alphabet=task.alphabet, trace=traced):
+        for indices, result in run_in_chunks(checked, inputs, offset=offset, alphabet=task.alphabet, extra=extra,
+                                             memory=MEMORY):
             if traced:
                 _record_probes(found, result, [examples[i] for i in indices], exercises)
             compare = _Comparison(task, result, memo)

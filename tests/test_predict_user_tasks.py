@@ -131,7 +131,7 @@ def _program_task(program: ast.Program, name: str) -> tasks.Task:
 def test_a_program_taken_as_a_task_is_never_called_a_failure_for_its_class(program, seed):
     checked = check(program)
     task = _program_task(program, "random_program_task")
-    budget = dataclasses.replace(QUICK, pairs=1 << 12, comm_samples=128, synthesis_seconds=0)
+    budget = dataclasses.replace(QUICK, pairs=1 << 12, comm_samples=128, seconds=0)
     prediction = predict(task, budget=budget, seed=seed, synthesis=False)
     assert prediction.ape.verdict is not Verdict.FAILS, prediction.ape.headline
     if checked.info.plain:
@@ -189,9 +189,9 @@ def _replace(node, old, new):
 def test_without_a_program_synthesis_finds_one_and_shows_it():
     """'The majority of the last three symbols is a': no program given; synthesis finds the local
     window, verification passes it, and the verdict shows it. NoPE stays with the automaton's no."""
-    budget = dataclasses.replace(QUICK, synthesis_seconds=20)
+    budget = dataclasses.replace(QUICK, seconds=20)
     prediction = predict(user_tasks.TASKS["user_majority_last3"], budget=budget)
-    assert prediction.ape.verdict is Verdict.GENERALIZES and prediction.ape.basis == "program"
+    assert prediction.ape.verdict is Verdict.GENERALIZES and prediction.ape.basis == "synthesis"
     assert any(line.startswith("synthesized program: a C-RASP[periodic, local] program") for line in
                prediction.ape.evidence)
     assert any("the program:" in line and "#[i - j in {0, 1, 2}]" in line for line in prediction.ape.evidence)

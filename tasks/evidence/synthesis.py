@@ -24,10 +24,12 @@ from .source import Source, search
 NAME = "synthesis"
 MIN_SECONDS = 0.5
 """A search given less time than this is not started."""
-MAX_SYMBOLS = 12
+MEMORY = 1 << 28
+"""The bytes of stored classes a prediction's search may keep (its seconds rarely fill them)."""
+MAX_SYMBOLS = 8
 """The largest alphabet searched: the enumeration's atoms grow with the alphabet and the outputs
-(a next-token expression per output token), and beyond a dozen symbols the budget's seconds do not
-reach past the smallest sizes."""
+(a next-token expression per output token), and beyond eight symbols the budget's seconds do not
+reach past the smallest sizes (modular counting stops at the same size)."""
 
 
 def _search(evidence: Evidence, scheme: str, seconds: float) -> "programs.Checked | str":
@@ -36,7 +38,8 @@ def _search(evidence: Evidence, scheme: str, seconds: float) -> "programs.Checke
     evidence.say(f"synthesizing a {scheme_named(scheme).program_kind} program (up to {seconds:.1f} s)")
     started = time.perf_counter()
     try:
-        result = synthesize(evidence.task, SynthesisConfig(positions=scheme, time_limit=seconds, seed=evidence.seed),
+        result = synthesize(evidence.task, SynthesisConfig(positions=scheme, time_limit=seconds, seed=evidence.seed,
+                                                           max_memory=MEMORY),
                             progress=(lambda line: evidence.say(f"  {line}")) if evidence.progress else None)
     except (ReferenceFailure, ReferenceTimeout):
         raise

@@ -1,64 +1,261 @@
-"""How long `predict` takes on new tasks, and what it decides: the user-style tasks of
-tests/user_tasks.py, without their programs (as a user first runs it), under the quick and the
-default budget; the median of three runs under the quick budget, one run under the default (whose
-time is mostly synthesis running to its limit).
+"""How long `crasp predict` takes where users wait, and how much memory it holds.
 
-    python benchmarks/predict.py     # prints a table, writes benchmarks/results/predict.json
+Four measurements, each a whole `crasp` process at the default budget unless said, on the machine
+it runs on (two cores on the reference machine); each time the median of ``--repeats`` runs, the
+peak memory the largest sum of the resident memory of the process and its workers (sampled every
+20 ms):
+
+* ``all``: `crasp predict --all --no-cache` (the suite, cold);
+* ``user``: the tasks of tests/user_tasks.py without their programs (as a user first runs them),
+  one `predict` each, in process: median and largest time;
+* ``regex``: `crasp predict --regex-file` of 1,000 expressions over {a, b, c} (the data set's
+  rows over {a, b, c}, then expressions drawn at random with a fixed seed), cold;
+* ``limits``: `crasp predict --quick` and at the default budget of a user's reverse task under an
+  address-space limit (`ulimit -v`) of 2 GB and 4 GB: whether it finishes.
+
+With ``--before REV`` the same measurements run on the tool as it was at git revision REV (checked
+out into a temporary worktree and put first on PYTHONPATH), beside; ``--only`` picks some of them.
+
+    python benchmarks/predict.py                       # prints a table, writes benchmarks/results/predict.json
+    python benchmarks/predict.py --only user,limits --before b1a4a9e --no-after --repeats 1
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import platform
+import random
+import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-from tabulate import tabulate
-
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+RESULTS = ROOT / "benchmarks" / "results" / "predict.json"
+USER_TASKS = ROOT / "tests" / "user_tasks.py"
+GIGABYTE = 10**9
 
-from tasks.findings import DEFAULT, QUICK  # noqa: E402
-from tasks.predict import predict  # noqa: E402
-from tests import user_tasks  # noqa: E402
+REVERSE = '''import tasks
 
-RUNS = {"quick": 3, "default": 1}
+@tasks.task("bench_reverse", symbols=("a", "b"), sampler=lambda n, rng: tuple(rng.choice(["a", "b"], size=n)))
+def reverse(x):
+    return tuple(reversed(x))
+'''
+
+USER = '''import json, statistics, sys, time
+sys.path.insert(0, {root!r})
+from tasks.predict import predict
+from tests import user_tasks
+found = {{}}
+for name in sorted(user_tasks.TRUTH):
+    started = time.perf_counter()
+    prediction = predict(user_tasks.TASKS[name])
+    found[name] = {{"seconds": time.perf_counter() - started,
+                   **{{s: prediction.verdict(s).verdict.value for s in ("ape", "nope")}}}}
+print(json.dumps(found))
+'''
 
 
-def _time(task, budget, runs: int) -> tuple[float, object]:
-    seconds, prediction = [], None
-    for _ in range(runs):
-        start = time.perf_counter()
-        prediction = predict(task, budget=budget)
-        seconds.append(time.perf_counter() - start)
-    return statistics.median(seconds), prediction
+# ---------------------------------------------------------------- running a process
+
+
+def _descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as file:
+                    parent = int(file.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    found, stack = [], [root]
+    while stack:
+        pid = stack.pop()
+        found.append(pid)
+        stack.extend(children.get(pid, []))
+    return found
+
+
+def _resident(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as file:
+            for line in file:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def measure(command: list[str], env: dict, address_space: int | None = None, cwd: Path | None = None) -> dict:
+    """Run ``command``; its seconds, exit status, stdout and the peak summed resident memory."""
+    def limit() -> None:
+        if address_space is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:  # files: a full pipe would block
+        started = time.perf_counter()
+        process = subprocess.Popen(command, stdout=out, stderr=err, env=env, cwd=cwd, preexec_fn=limit, text=True)
+        peak = 0
+        while process.poll() is None:
+            peak = max(peak, sum(_resident(pid) for pid in _descendants(process.pid)))
+            time.sleep(0.02)
+        seconds = time.perf_counter() - started
+        out.seek(0)
+        err.seek(0)
+        return {"seconds": seconds, "status": process.returncode, "peak_gb": peak / GIGABYTE,
+                "stdout": out.read(), "stderr": err.read()[-2000:]}
+
+
+def environment(tool: Path, cache: Path) -> dict:
+    return dict(os.environ, CRASP_CACHE_DIR=str(cache), PYTHONPATH=str(tool))
+
+
+def fresh(tool: Path) -> list[str]:
+    """The flags that make a run cold and quiet (a tool from before the prediction cache has neither)."""
+    return ["--no-cache", "-q"] if (tool / "tasks" / "batch.py").exists() else []
+
+
+def crasp(tool: Path) -> list[str]:
+    return [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(tool)!r}); from crasp.cli import main; "
+            "sys.exit(main())"]
+
+
+# ---------------------------------------------------------------- the measurements
+
+
+def bench_all(tool: Path, repeats: int) -> dict:
+    runs = []
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as cache:
+            runs.append(measure([*crasp(tool), "predict", "--all", *fresh(tool)], environment(tool, Path(cache))))
+    return {"seconds": statistics.median(r["seconds"] for r in runs), "peak_gb": max(r["peak_gb"] for r in runs),
+            "status": [r["status"] for r in runs], "runs": [round(r["seconds"], 1) for r in runs],
+            "errors": [r["stderr"] for r in runs if r["status"]]}
+
+
+def bench_user(tool: Path, repeats: int) -> dict:
+    found = []
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as cache:
+            run = measure([sys.executable, "-c", USER.format(root=str(tool))], environment(tool, Path(cache)))
+        if run["status"]:
+            return {"error": run["stderr"]}
+        found.append(json.loads(run["stdout"]))
+    seconds = {name: statistics.median(f[name]["seconds"] for f in found) for name in found[0]}
+    return {"median_s": statistics.median(seconds.values()), "max_s": max(seconds.values()),
+            "tasks": {name: {**found[0][name], "seconds": s} for name, s in seconds.items()}}
+
+
+def expressions(count: int = 1000) -> list[str]:
+    """The data set's expressions over {a, b, c}, then random ones (a fixed seed) up to ``count``."""
+    sys.path.insert(0, str(ROOT))
+    from tasks.regular import languages
+
+    found = [row.regex for row in languages() if row.alphabet == "abc"][:count]
+    rng = random.Random(0)
+
+    def draw(depth: int = 0) -> str:
+        if depth > 3 or rng.random() < 0.3:
+            return rng.choice("abc")
+        kind = rng.random()
+        if kind < 0.35:
+            return draw(depth + 1) + draw(depth + 1)
+        if kind < 0.6:
+            return f"({draw(depth + 1)}|{draw(depth + 1)})"
+        return f"({draw(depth + 1)})" + ("*" if kind < 0.85 else "+")
+
+    while len(found) < count:
+        found.append(draw())
+    return found
+
+
+def bench_regex(tool: Path, repeats: int, count: int) -> dict:
+    with tempfile.TemporaryDirectory() as folder:
+        listing = Path(folder) / "expressions.txt"
+        listing.write_text("\n".join(expressions(count)) + "\n")
+        runs = []
+        for _ in range(repeats):
+            with tempfile.TemporaryDirectory() as cache:
+                runs.append(measure([*crasp(tool), "predict", "--regex-file", str(listing), "--alphabet", "abc",
+                                     *fresh(tool)], environment(tool, Path(cache))))
+    decided = next((line for line in runs[0]["stdout"].splitlines() if "verdicts decided" in line), "")
+    return {"expressions": count, "seconds": statistics.median(r["seconds"] for r in runs),
+            "peak_gb": max(r["peak_gb"] for r in runs), "status": [r["status"] for r in runs], "decided": decided}
+
+
+def bench_limits(tool: Path) -> dict:
+    found = {}
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "bench_tasks.py").write_text(REVERSE)
+        for label, budget, limit in (("quick, 2 GB", ["--quick"], 2 * 2**30), ("default, 4 GB", [], 4 * 2**30)):
+            with tempfile.TemporaryDirectory() as cache:
+                env = environment(tool, Path(cache))
+                env["PYTHONPATH"] = f"{folder}{os.pathsep}{env['PYTHONPATH']}"
+                run = measure([*crasp(tool), "predict", "bench_tasks:bench_reverse", *fresh(tool), *budget], env,
+                              address_space=limit, cwd=Path(folder))
+            found[label] = {"finished": run["status"] == 0, "seconds": run["seconds"], "peak_gb": run["peak_gb"],
+                            "error": None if run["status"] == 0 else run["stderr"].strip().splitlines()[-1:]}
+    return found
+
+
+def run_all(tool: Path, only: set[str], repeats: int, count: int) -> dict:
+    out = {}
+    if "all" in only:
+        out["all"] = bench_all(tool, repeats)
+        print("all", {k: v for k, v in out["all"].items() if k != "errors"}, flush=True)
+    if "user" in only:
+        out["user"] = bench_user(tool, repeats)
+        print("user", {k: v for k, v in out["user"].items() if k != "tasks"}, flush=True)
+    if "regex" in only:
+        out["regex"] = bench_regex(tool, repeats, count)
+        print("regex", out["regex"], flush=True)
+    if "limits" in only:
+        out["limits"] = bench_limits(tool)
+        print("limits", out["limits"], flush=True)
+    return out
+
+
+def worktree(revision: str) -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="crasp-before-"))
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(folder), revision], check=True,
+                   capture_output=True)
+    return folder
 
 
 def main() -> None:
-    rows, records = [], []
-    for name in sorted(user_tasks.TRUTH):
-        task = user_tasks.TASKS[name]
-        record = {"task": name, "truth": dict(zip(("ape", "nope"), user_tasks.TRUTH[name]))}
-        for label, budget in (("quick", QUICK), ("default", DEFAULT)):
-            seconds, prediction = _time(task, budget, RUNS[label])
-            record[label] = {"seconds": seconds, **{s: {"verdict": prediction.verdict(s).verdict.value,
-                                                        "basis": prediction.verdict(s).basis} for s in ("ape", "nope")}}
-        records.append(record)
-        rows.append([name, f"{record['quick']['seconds']:.1f}", f"{record['default']['seconds']:.1f}",
-                     record["default"]["ape"]["verdict"], record["default"]["nope"]["verdict"]])
-        print(rows[-1], flush=True)
-    print(tabulate(rows, headers=["task", "quick s", "default s", "APE (default)", "NoPE (default)"]))
-    quick = [r["quick"]["seconds"] for r in records]
-    default = [r["default"]["seconds"] for r in records]
-    summary = {"median_quick_s": statistics.median(quick), "max_quick_s": max(quick),
-               "median_default_s": statistics.median(default), "max_default_s": max(default),
-               "machine": platform.platform(), "python": platform.python_version(), "runs": RUNS}
-    print(summary)
-    out = ROOT / "benchmarks" / "results" / "predict.json"
-    out.write_text(json.dumps({"summary": summary, "records": records}, indent=2) + "\n")
-    print(f"written to {out.relative_to(ROOT)}")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", default="all,user,regex,limits", help="comma-separated: all, user, regex, limits")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--expressions", type=int, default=1000)
+    parser.add_argument("--before", metavar="REV", help="also measure the tool at this git revision")
+    parser.add_argument("--no-after", action="store_true", help="with --before: measure only the old tool")
+    args = parser.parse_args()
+    only = set(args.only.split(","))
+    record = {"machine": platform.platform(), "python": platform.python_version(), "cores": os.cpu_count(),
+              "repeats": args.repeats}
+    if not args.no_after:
+        record["after"] = run_all(ROOT, only, args.repeats, args.expressions)
+    if args.before:
+        before = worktree(args.before)
+        try:
+            record["before"] = {"revision": args.before, **run_all(before, only, 1, args.expressions)}
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(before)], capture_output=True)
+    old = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    old = {side: old[side] for side in ("after", "before") if isinstance(old.get(side), dict)}
+    merged = {**old, **{k: v for k, v in record.items() if k not in ("after", "before")}}
+    for side in ("after", "before"):
+        if side in record:
+            merged[side] = {**old.get(side, {}), **record[side]}
+    RESULTS.write_text(json.dumps(merged, indent=2) + "\n")
+    print(f"written to {RESULTS.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -259,7 +259,7 @@ class _Evaluator:
             offsets=self.offsets,
             accept=accept,
             next=next_values,
-            values=({**(self.env if trace else {}), **{name: self(expr) for name, expr in extra.items()}}
+            values=({**(self.env if trace else {}), **{name: self(expr) for name, expr in (extra or {}).items()}}
                     if trace or extra else None),
             accept_values=accept_values if trace else None,
         )

@@ -105,7 +105,8 @@ def _stable(value, depth: int = 0) -> str:
             f"{f.name}={_stable(getattr(value, f.name), depth + 1)}" for f in dataclasses.fields(value)) + ")"
     if callable(value):
         call = getattr(type(value), "__call__", None)
-        return f"{type(value).__qualname__}[{_stable(call, depth + 1)}]({_stable(vars(value) if hasattr(value, '__dict__') else (), depth + 1)})"
+        state = vars(value) if hasattr(value, "__dict__") else ()
+        return f"{type(value).__qualname__}[{_stable(call, depth + 1)}]({_stable(state, depth + 1)})"
     text = repr(value)
     return type(value).__qualname__ if " at 0x" in text else text
 

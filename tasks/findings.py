@@ -274,8 +274,9 @@ class Budget:
                 number = float(value) if key in SECONDS else int(value)
             except ValueError:
                 raise TaskError(f"budget {part!r}: {value!r} is not a number") from None
-            if number < 0 or (key == "reference_seconds" and number == 0):
-                raise TaskError(f"budget {part!r}: must be {'positive' if key == 'reference_seconds' else 'at least 0'}")
+            positive = key == "reference_seconds"
+            if number < 0 or (positive and number == 0):
+                raise TaskError(f"budget {part!r}: must be {'positive' if positive else 'at least 0'}")
             budget = replace(budget, **{key: number})
         return budget
 

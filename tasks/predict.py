@@ -46,7 +46,7 @@ from .evidence.guard import guarded, watchdog
 from .evidence.reference import check_reference
 from .findings import (DEFAULT, QUICK, SCHEME_TITLES, SCHEMES, Budget, Finding, Kind, Reason, Strength, TaskError,
                        Verdict, scheme_named)
-from .types import Labels, Task
+from .types import Format, Labels, Task
 
 
 @dataclass(frozen=True)
@@ -245,18 +245,36 @@ def predict(task: Task, *, schemes: Iterable[str] | None = None, programs: Itera
         evidence = Evidence(task, budget, tuple(programs), seed, progress, synthesis, build_programs=not decide_only)
         gathered = engine.gather(evidence, wanted)
         verdicts = {scheme: combine(gathered.findings[scheme], gathered.skipped[scheme]) for scheme in wanted}
-        given = [c for c in evidence.get(program_evidence.candidates) if c.origin.startswith("given program")]
+        given = [c for c in evidence.get(program_evidence.candidates) if c.kind is program_evidence.Origin.GIVEN]
         rejected = tuple(c.rejection() for c in given if not c.ok)
         depth = length = None
         if not decide_only:
+            _learn_for_the_bounds(evidence)
             if synthesis:
                 layer_bounds.search_shallower(evidence, wanted)
             depth = layer_bounds.layers(task, wanted, budget, evidence)
             length = length_bounds.training_length(evidence, layer_bounds.shallowest_program(evidence))
     communication = evidence.peek(communication_evidence.analysis)
+    communication = communication if isinstance(communication, Analysis) else None
     return Prediction(task.name, task.family, verdicts, task.labels,
-                      communication if not isinstance(communication, str) else None, rejected, budget, depth, length,
+                      communication, rejected, budget, depth, length,
                       Timing(time.perf_counter() - started, evidence.clock.spent, budget.seconds))
+
+
+LEARN_SYMBOLS = 3
+"""The largest alphabet for which the bounds learn an accept task's automaton that no source
+learned (a few thousand words of the reference; a larger one is left to a source that needs it)."""
+
+
+def _learn_for_the_bounds(evidence: Evidence) -> None:
+    """The layer and training-length bounds read the task's automaton: learn it where no source
+    did, for an accept task of a small alphabet, while the searches are on."""
+    from .evidence.regular import automata
+
+    task = evidence.task
+    if (task.automaton is None and task.format is Format.ACCEPT and len(task.symbols) <= LEARN_SYMBOLS
+            and evidence.budget.seconds > 0):
+        evidence.get(automata)
 
 
 def _schemes(task: Task, schemes: Iterable[str] | None) -> list[str]:

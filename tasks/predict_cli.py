@@ -221,7 +221,7 @@ def _decide_then_search(args, err, names: dict[int, str], budget: Budget) -> dic
     schemes = _schemes(args)
     synthesis = not args.no_synthesis
     use_cache = not args.no_cache
-    single = len(names) == 1
+    single = args.regex is not None  # one expression on the command line: predicted in full
     first_budget = budget if single else dataclasses.replace(budget, seconds=0.0)
     requests = {i: Request(name, first_budget, args.seed, synthesis, schemes, decide_only=not single)
                 for i, name in names.items()}
@@ -320,8 +320,8 @@ def add_predict(commands) -> None:
                                 "the open ones share --batch-seconds of search; a line that does not parse gets an "
                                 "error entry naming it (--json: a list)")
     predict_p.add_argument("--alphabet", metavar="SYMBOLS", help="the alphabet of --regex, e.g. abc")
-    predict_p.add_argument("--batch-seconds", type=float, default=20.0, metavar="S",
-                           help="with --regex-file: the search time the expressions left open share (default 20)")
+    predict_p.add_argument("--batch-seconds", type=float, default=10.0, metavar="S",
+                           help="with --regex-file: the search time the expressions left open share (default 10)")
     predict_p.add_argument("--no-synthesis", action="store_true",
                            help="do not search for a program when none is given or verified")
     predict_p.add_argument("--jobs", type=POSITIVE, metavar="N",

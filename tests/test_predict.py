@@ -325,6 +325,24 @@ def test_predict_on_the_command_line(tmp_path, monkeypatch, scratch_registry):
     sys.modules.pop("my_predict_tasks", None)
 
 
+def test_predict_all_runs_the_suite_with_no_disagreement(tmp_path, monkeypatch):
+    """`crasp predict --all` (the quick budget, as CI can afford; benchmarks/predict.py times the
+    default): no verdict disagrees with a published label, and the undetermined ones are exactly
+    those no evidence made here settles, each saying what is missing."""
+    monkeypatch.setenv("CRASP_CACHE_DIR", str(tmp_path))
+    status, out, err = crasp("predict", "--all", "--quick", "--jobs", "2", "--json")
+    assert status == 0, err
+    rows = json.loads(out)
+    assert len(rows) == len(tasks.names())
+    outcomes = {(row["name"], scheme): outcome for row in rows for scheme, outcome in row["comparison"].items()}
+    assert len(outcomes) == 56 and "disagrees" not in outcomes.values()
+    undetermined = {key for key, outcome in outcomes.items() if outcome == "undetermined"}
+    assert undetermined == UNDETERMINED_IN_THE_PAPER
+    for name, scheme in undetermined:
+        (row,) = [r for r in rows if r["name"] == name]
+        assert row[scheme]["headline"].startswith("UNDETERMINED (missing: a verified"), row[scheme]["headline"]
+
+
 def test_predict_all_on_the_command_line_counts_agreement_from_independent_evidence(tmp_path, monkeypatch):
     monkeypatch.setenv("CRASP_CACHE_DIR", str(tmp_path))
     status, out, _ = crasp("predict", "--all", "--family", "formal", "--quick", "--no-synthesis", "--jobs", "2")

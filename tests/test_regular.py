@@ -235,7 +235,8 @@ def test_decision_is_invariant(text, other):
     assert from_regex(f"({text}|{other})", "ab") == from_regex(f"({other}|{text})", "ab")
     assert from_regex(f"({text})**", "ab") == from_regex(f"({text})*", "ab")
     # a symbol that is never used, the empty word, the complement (C-RASP can test emptiness and negate)
-    assert decide_nope(from_regex(text, "abc")).member is member
+    if "." not in text:  # '.' is any symbol of the alphabet: over {a, b, c} it reads c too
+        assert decide_nope(from_regex(text, "abc")).member is member
     assert decide_nope(from_regex(f"{text}|()", "ab")).member is member
     assert decide_nope(from_regex(text, "ab").complement()).member is member
 

@@ -132,3 +132,35 @@ def test_the_demo_decides_new_tasks():
     assert hard.basis == "regular language"
     assert found.found.found
     assert verify(tasks.get("tomita_1"), program=found.found.program, exhaustive_length=8, samples=20).ok
+
+
+def test_a_batch_of_the_data_set_never_disagrees_with_its_labels(tmp_path, monkeypatch):
+    """`crasp predict --regex-file` on every row of the data set (decided, no search: the first pass
+    of a batch): no verdict contradicts a published label, every NoPE label is decided, and nearly
+    every APE label is."""
+    monkeypatch.setenv("CRASP_CACHE_DIR", str(tmp_path / "cache"))
+    by_alphabet: dict[str, list] = {}
+    for row in languages():
+        by_alphabet.setdefault(row.alphabet, []).append(row)
+    outcomes = {"agree": 0, "disagree": [], "undetermined": 0}
+    for alphabet, rows in by_alphabet.items():
+        listing = tmp_path / f"{alphabet}.txt"
+        listing.write_text("\n".join(row.regex for row in rows) + "\n")
+        status, out, err = crasp("predict", "--regex-file", str(listing), "--alphabet", alphabet, "--json", "-q",
+                                 "--batch-seconds", "0", "--jobs", "2")
+        assert status == 0, err
+        for row, entry in zip(rows, json.loads(out)):
+            assert entry["regex"] == row.regex
+            for scheme, label in (("nope", row.nope), ("ape", row.ape)):
+                verdict = entry[scheme]["verdict"]
+                if label is None:
+                    continue
+                if verdict == "undetermined":
+                    outcomes["undetermined"] += 1
+                    assert scheme == "ape", row.regex
+                elif verdict == ("generalizes" if label else "does not generalize"):
+                    outcomes["agree"] += 1
+                else:
+                    outcomes["disagree"].append((row.regex, scheme, entry[scheme]["headline"]))
+    assert outcomes["disagree"] == []
+    assert outcomes["agree"] >= 847 + 400 and outcomes["undetermined"] <= 15

@@ -84,24 +84,34 @@ def _compile_library(say) -> None:
 
 
 def _predict_tasks(say) -> None:
+    """`crasp predict --all`: the whole suite at the default budget, in parallel processes (kept in
+    the per-user cache, so a second demo reads them back), beside the paper's labels."""
     try:
         import tasks
-        from tasks.predict import predict
+        from tasks.batch import predict_named
+        from tasks.findings import DEFAULT
+        from tasks.predict_cli import agreement
     except ImportError:  # pragma: no cover - crasp installed without the task suite
         say("(the tasks package is not installed)")
         return
-    chosen = [*tasks.names("algorithmic")[:8], "aa_star", "tomita_3", "d_4", "tomita_4",
-              "xu_mod100_addition", "xu_mod150_addition", "duan_successor", "sabbaghi_addition"]
-    agree = labelled = 0
-    for name in chosen:
-        prediction = predict(tasks.get(name), schemes=["ape", "nope"], quick=True, synthesis=False)
-        label = {None: "", True: "  = paper", False: "  != paper"}[prediction.agrees]
-        agree += bool(prediction.agrees)
-        labelled += prediction.agrees is not None
+    names = tasks.names()
+    found = []
+    for name, result in zip(names, predict_named(names, budget=DEFAULT)):
+        if isinstance(result, tasks.TaskError):
+            say(f"{name}: {result}")
+        else:
+            found.append(result)
+    shown = {*tasks.names("algorithmic")[:8], "aa_star", "tomita_3", "d_4", "tomita_4", "xu_mod100_addition",
+             "xu_mod150_addition", "duan_successor", "sabbaghi_addition", "L5"}
+    for prediction in found:
+        if prediction.task not in shown:
+            continue
         ape, nope = (f"{v.verdict.value} ({v.basis}{', ' + v.strength.value if v.strength else ''})"
                      for v in (prediction.ape, prediction.nope))
-        say(f"{name[:22]:22s} APE {ape:42s} NoPE {nope}{label}")
-    say(f"{agree} of {labelled} agree with the paper's labels; `crasp predict TASK` shows the evidence")
+        compared = ", ".join(prediction.comparison().values()) or "-"
+        say(f"{prediction.task[:22]:22s} APE {ape:42s} NoPE {nope:42s} paper: {compared}")
+    say(f"({len(found) - len(shown)} more tasks in `crasp predict --all`)")
+    say(agreement(found))
 
 
 DEMO_TASKS = ("bin_majority", "parity")
@@ -174,8 +184,9 @@ def _depth_and_length(say) -> None:
     for name in ("L5", "re:ab:a+b+a+b+", "re:ab:a*b*"):
         prediction = predict(tasks.get(name), schemes=["nope"], quick=True)
         nope, length = prediction.layers.schemes["nope"], prediction.training_length
+        least = nope.at_least if nope.at_least is not None else "unknown"
         say(f"{name}: NoPE needs at most {nope.at_most} attention layers (count depth; its compiled Limit "
-            f"Transformer has {nope.compiled_layers}), at least {nope.at_least if nope.at_least is not None else 'unknown'}")
+            f"Transformer has {nope.compiled_layers}), at least {least}")
         moore = next((f.length for f in length.findings if f.kind == "at_most"), None)
         bound = ("no training length for a DFA learner" if moore is None else
                  f"the DFA learner needs inputs up to length {length.exact} (2n - 2 = {moore})"

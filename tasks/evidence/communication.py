@@ -18,6 +18,7 @@ runs for a scheme still open after the cheaper sources, within what is left of t
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -39,16 +40,25 @@ HELD = 0.75
 (a copy of the first k symbols falls from 1 to k / N)."""
 
 
-def analysis(evidence: Evidence) -> Analysis | str:
+@dataclass(frozen=True)
+class Missing:
+    """Why there is no communication matrix: ``reason`` says whether it does not apply
+    (``OUT_OF_SCOPE``) or was not computed for lack of time (``NOT_SEARCHED``)."""
+
+    why: str
+    reason: Reason = Reason.OUT_OF_SCOPE
+
+
+def analysis(evidence: Evidence) -> Analysis | Missing:
     """The communication matrix of a causal task within what is left of the searches' time, or why
     there is none."""
     task, budget = evidence.task, evidence.budget
     if task.format is Format.ALIGNED:
-        return "the model predicts its outputs in parallel with bidirectional attention"
+        return Missing("the model predicts its outputs in parallel with bidirectional attention")
     seconds = evidence.clock.left
     if seconds <= 0:
-        return ("not computed: the searches are off (seconds=0)" if budget.seconds <= 0 else
-                f"not computed: the {budget.seconds:g} s of search are spent")
+        return Missing("not computed: the searches are off (seconds=0)" if budget.seconds <= 0 else
+                       f"not computed: the {budget.seconds:g} s of search are spent", Reason.NOT_SEARCHED)
     evidence.say("enumerating the communication matrix")
     vectorised = task.batch_answer is not None
     started = time.perf_counter()
@@ -58,7 +68,7 @@ def analysis(evidence: Evidence) -> Analysis | str:
                        progress=lambda size: evidence.say(f"  R({size.n}) = {size.rows}"),
                        deadline=started + seconds)
     except CommunicationError as error:
-        return f"no communication matrix: {error}"
+        return Missing(f"no communication matrix: {error}")
     finally:
         evidence.clock.charge(started)
 
@@ -108,8 +118,9 @@ def assess(evidence: Evidence, scheme: str) -> Finding:
         return silent(NAME, "the model predicts its outputs in parallel with bidirectional attention: Theorem 12 "
                             "is about causal transformers", Reason.OUTSIDE_THEORY)
     found = evidence.get(analysis)
-    if isinstance(found, str):
-        return open_question(NAME, found, Reason.NOT_SEARCHED) if found.startswith("not computed") else silent(NAME, found)
+    if isinstance(found, Missing):
+        return silent(NAME, found.why) if found.reason is Reason.OUT_OF_SCOPE else open_question(
+            NAME, found.why, found.reason)
     if not found.applicable:
         return silent(NAME, "; ".join(found.notes))
     exact = found.exact
@@ -146,4 +157,4 @@ def assess(evidence: Evidence, scheme: str) -> Finding:
 
 SOURCE = Source(NAME, frozenset({"ape", "nope"}), frozenset({Verdict.FAILS}), search, assess)
 
-__all__ = ["SOURCE", "NAME", "analysis", "relevance", "table_text", "THEOREM_12"]
+__all__ = ["SOURCE", "NAME", "Missing", "analysis", "relevance", "table_text", "THEOREM_12"]

@@ -15,6 +15,7 @@ verified by :func:`check_candidate` too.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 from crasp.ast import Program
@@ -36,15 +37,26 @@ THEOREMS = f"{HUANG}, Theorems 7 and 9"
 PLAIN_IN_APE = "plain C-RASP is contained in C-RASP[periodic, local]"
 
 
+class Origin(enum.Enum):
+    """Where a candidate program comes from (its ``text``: how findings name it)."""
+
+    GIVEN = "given program"
+    LIBRARY = "library program"
+    BUILT = "program built from the automaton"
+    SYNTHESIZED = "synthesized program"
+
+
 @dataclass(frozen=True)
 class Checked:
-    """A candidate and its verification (``report`` None when it was rejected before running)."""
+    """A candidate and its verification (``report`` None when it was rejected before running):
+    ``kind`` says where it comes from, ``origin`` names it in findings."""
 
     origin: str
     program: Program
     checked: CheckedProgram | None
     report: Report | None
     error: str | None = None
+    kind: Origin = Origin.GIVEN
 
     @property
     def ok(self) -> bool:
@@ -67,8 +79,11 @@ def _named(origin: str, program: Program) -> str:
     return origin if program.source in ("", "<program>", "<string>") else f"{origin} {program.source}"
 
 
-def check_candidate(evidence: Evidence, origin: str, program: Program, budget: Budget | None = None) -> Checked:
-    """Verify one candidate under ``budget`` (default: the evidence's)."""
+def check_candidate(evidence: Evidence, kind: Origin, program: Program, budget: Budget | None = None,
+                    origin: str | None = None) -> Checked:
+    """Verify one candidate under ``budget`` (default: the evidence's); ``origin`` names it
+    (default: its kind's text)."""
+    origin = origin or kind.value
     budget = budget or evidence.budget
     evidence.say(f"verifying {origin}")
     try:
@@ -79,19 +94,19 @@ def check_candidate(evidence: Evidence, origin: str, program: Program, budget: B
     except CraspError as error:  # ill-formed, or its outputs do not fit the task's format
         if isinstance(error, (ReferenceFailure, ReferenceTimeout)):
             raise
-        return Checked(origin, program, None, None, str(error))
-    return Checked(origin, program, checked, report)
+        return Checked(origin, program, None, None, str(error), kind)
+    return Checked(origin, program, checked, report, kind=kind)
 
 
 def candidates(evidence: Evidence) -> tuple[Checked, ...]:
     """The user's programs, then the task's library programs (each distinct program once),
     verified (once per evidence: ask ``evidence.get(candidates)``)."""
-    found: list[tuple[str, Program]] = [(_named("given program", p), p) for p in evidence.given]
+    found = [(Origin.GIVEN, _named("given program", p), p) for p in evidence.given]
     for variant in ("ape", "nope"):
         program = evidence.task.program(variant)
-        if program is not None and all(program != p for _, p in found):
-            found.append((_named(f"library {variant} program", program), program))
-    return tuple(check_candidate(evidence, origin, program) for origin, program in found)
+        if program is not None and all(program != p for _, _, p in found):
+            found.append((Origin.LIBRARY, _named(f"library {variant} program", program), program))
+    return tuple(check_candidate(evidence, kind, program, origin=origin) for kind, origin, program in found)
 
 
 def finding(candidates: list[Checked], scheme: str, source: str = "program",
@@ -110,10 +125,10 @@ def finding(candidates: list[Checked], scheme: str, source: str = "program",
     best = min(passed, key=lambda c: (not _reaches(c), c.checked.info.depth))
     strength = Strength.VERIFIED if _reaches(best) else Strength.EXTRAPOLATED
     others = [describe(c) for c in passed if c is not best]
-    shown = [] if best.origin.startswith(("given", "library")) else [listing(best.program)]
+    shown = [] if best.kind in (Origin.GIVEN, Origin.LIBRARY) else [listing(best.program)]
     return Finding(source, Verdict.GENERALIZES, strength, bounds(best.report), Reason.PROGRAM_VERIFIED,
                    (describe(best), *shown, *(f"also: {line}" for line in others), *failed),
-                   references, program=best.program, short=f"{_kind(best.origin)} verified ({brief(best.report)})")
+                   references, program=best.program, short=f"{BRIEF[best.kind]} verified ({brief(best.report)})")
 
 
 def assess(evidence: Evidence, scheme: str) -> Finding:
@@ -168,13 +183,8 @@ def bounds(report: Report) -> str:
     return text + (", every constant exercised" if report.exercised else ", no constants to exercise")
 
 
-def _kind(origin: str) -> str:
-    for start, kind in (("given", "your program"), ("library", "the library's program"),
-                        ("program built", "the program built from the automaton"),
-                        ("synthesized", "a synthesized program")):
-        if origin.startswith(start):
-            return kind
-    return "a program"
+BRIEF = {Origin.GIVEN: "your program", Origin.LIBRARY: "the library's program",
+         Origin.BUILT: "the program built from the automaton", Origin.SYNTHESIZED: "a synthesized program"}
 
 
 def brief(report: Report) -> str:
@@ -210,4 +220,5 @@ def describe(candidate: Checked) -> str:
             f"{report.coverage_text()}; Theorem 12 message {size.formula()} bits")
 
 
-__all__ = ["SOURCE", "NAME", "Checked", "check_candidate", "candidates", "verified", "finding", "bounds", "describe"]
+__all__ = ["SOURCE", "NAME", "Origin", "Checked", "check_candidate", "candidates", "verified", "finding", "bounds",
+           "describe"]

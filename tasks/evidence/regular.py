@@ -349,7 +349,7 @@ def construct(evidence: Evidence) -> "programs.Checked | None":
     # guards against a reference that is not its automaton. A learned automaton's program is the
     # evidence itself, and is verified under the full budget.
     budget = _QUICK_CHECK if found.exact else None
-    built = programs.check_candidate(evidence, "program built from the automaton", program, budget)
+    built = programs.check_candidate(evidence, programs.Origin.BUILT, program, budget)
     evidence.found.append(built)
     return built
 

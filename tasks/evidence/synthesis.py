@@ -49,7 +49,7 @@ def _search(evidence: Evidence, scheme: str, seconds: float) -> "programs.Checke
         evidence.clock.charge(started)
     if result.program is None:
         return f"synthesis found no program ({result.searched})"
-    return programs.check_candidate(evidence, "synthesized program", result.program)
+    return programs.check_candidate(evidence, programs.Origin.SYNTHESIZED, result.program)
 
 
 def synthesized(evidence: Evidence, scheme: str, seconds: float) -> "programs.Checked | str":

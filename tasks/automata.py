@@ -100,17 +100,10 @@ class Dfa:
         """(transitions, set codes) over numbered states: ``transitions[q, s]`` is the state after
         symbol ``self.symbols[s]`` in state q (the last state is the dead one) and ``codes[q]``
         numbers q's next-character set (equal sets, equal numbers)."""
-        start = self.start if self.start in self.live else None
-        states, index = [start], {start: 0}
-        for state in states:
-            for symbol in self.symbols:
-                target = self.step(state, symbol)
-                if target not in index:
-                    index[target] = len(states)
-                    states.append(target)
-        transitions = np.array([[index[self.step(q, s)] for s in self.symbols] for q in states], dtype=np.int64)
+        moves, legal = self._walk
+        transitions = np.array([[row[s] for s in self.symbols] for row in moves], dtype=np.int64)
         sets: dict[frozenset, int] = {}
-        codes = np.array([sets.setdefault(self.legal(q), len(sets)) for q in states], dtype=np.int64)
+        codes = np.array([sets.setdefault(found, len(sets)) for found in legal], dtype=np.int64)
         return transitions, codes.astype(np.int8 if len(sets) < 128 else np.int64)
 
     def batch_next_sets(self, ids: np.ndarray) -> np.ndarray:

@@ -160,10 +160,21 @@ def where(condition: Operand, then: Operand, otherwise: Operand) -> Expr:
 
 
 def _fold(items: Iterable[Operand], combine, empty: Operand) -> Expr:
-    result: Expr | None = None
-    for item in items:
-        result = lift(item) if result is None else combine(result, lift(item))
-    return lift(empty) if result is None else result
+    """Combine left to right; more than :data:`FLAT_FOLD` items as a balanced tree, so that a
+    long disjunction stays far below the checker's nesting limit."""
+    values = [lift(item) for item in items]
+    if not values:
+        return lift(empty)
+    if len(values) <= FLAT_FOLD:
+        result = values[0]
+        for value in values[1:]:
+            result = combine(result, value)
+        return result
+    middle = len(values) // 2
+    return combine(_fold(values[:middle], combine, empty), _fold(values[middle:], combine, empty))
+
+
+FLAT_FOLD = 32
 
 
 def all_of(items: Iterable[Operand]) -> Expr:

@@ -171,6 +171,8 @@ def _predict_regexes(args, out, err) -> int:
         raise TaskError("--regex and --regex-file go without TASK, --all and --program")
     if not args.alphabet:
         raise TaskError("--regex and --regex-file need --alphabet (e.g. --alphabet abc)")
+    if args.program_out and args.regex is None:
+        raise TaskError("--program-out goes with --regex (one expression), not with --regex-file")
     if args.regex is not None:
         lines = [(None, args.regex)]
     else:
@@ -194,6 +196,8 @@ def _predict_regexes(args, out, err) -> int:
     for index, prediction in predictions.items():
         number, expression = lines[index]
         entries[index] = {"regex": expression, "line": number, **prediction.to_json()}
+    if args.program_out and predictions:
+        _save_regex_program(predictions[0], args.regex, args.alphabet, args.program_out, err)
     if args.json:
         print(json.dumps(entries if args.regex_file else entries[0], indent=2), file=out)
     elif args.regex is not None and predictions:
@@ -272,6 +276,34 @@ def _save_program(prediction, path: str, err) -> None:
         raise TaskError(f"no verified program for {prediction.task}: nothing to write to {path}")
     Path(path).write_text(format_program(program))
     print(f"program written to {path}", file=err)
+
+
+def _save_regex_program(prediction, regex: str, alphabet: str, path: str, err) -> None:
+    """Write a program for the bare words of ``regex`` (no ``<bos>``, no end token: ``crasp run
+    FILE`` on one word per line, symbols separated by spaces), accepting at the last symbol: the
+    construction behind a NoPE (plain) or APE "generalizes", rebuilt for bare words and checked
+    against the automaton; where the verdict rests on another program, that program (it reads
+    ``<bos> w <eos>``) with a note."""
+    from crasp.printer import format_program
+
+    from .regular import from_regex
+    from .regular.positional import Limits, bare_program
+
+    order = [s for s in ("nope", "ape") if s in prediction.schemes
+             and prediction.verdict(s).verdict is Verdict.GENERALIZES]
+    if not order:
+        raise TaskError(f"no verified program for {prediction.task}: nothing to write to {path}")
+    dfa = from_regex(regex, alphabet)
+    plain = order[0] == "nope"
+    program = bare_program(dfa, Limits(window=0, modulus=1) if plain else Limits())
+    if program is None:
+        _save_program(prediction, path, err)
+        print("note: that program reads <bos> w <eos> (the task's framing); no construction for bare words was found",
+              file=err)
+        return
+    Path(path).write_text(format_program(program))
+    print(f"program written to {path} ({'plain C-RASP' if plain else 'C-RASP[periodic, local]'}, for bare words: "
+          f"`crasp run {path}` reads one word per line, symbols separated by spaces)", file=err)
 
 
 def add_predict(commands) -> None:

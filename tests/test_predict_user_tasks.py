@@ -186,9 +186,14 @@ def _replace(node, old, new):
     return dataclasses.replace(node, **values) if values else node
 
 
-def test_without_a_program_synthesis_finds_one_and_shows_it():
-    """'The majority of the last three symbols is a': no program given; synthesis finds the local
-    window, verification passes it, and the verdict shows it. NoPE stays with the automaton's no."""
+def test_without_a_program_synthesis_finds_one_and_shows_it(monkeypatch):
+    """'The majority of the last three symbols is a': no program given and (for this test) no
+    positional construction, which would build one from the learned automaton first; synthesis
+    finds the local window, verification passes it, and the verdict shows it. NoPE stays with the
+    automaton's no."""
+    from tasks.evidence import positional
+
+    monkeypatch.setattr(positional, "construct", lambda evidence: "no automaton: switched off in this test")
     budget = dataclasses.replace(QUICK, seconds=20)
     prediction = predict(user_tasks.TASKS["user_majority_last3"], budget=budget)
     assert prediction.ape.verdict is Verdict.GENERALIZES and prediction.ape.basis == "synthesis"

@@ -1,10 +1,12 @@
 """The sources of evidence of a prediction, each a :class:`Source` that declares what it costs,
 which schemes it speaks to and what it can claim (docs/predict.md):
 
-* :mod:`.programs` (cheap): the user's and the library's programs, verified: Huang et al.'s
-  Theorems 7 and 9;
 * :mod:`.regular` (cheap on the task's own automaton, learning otherwise): the algebraic decision
   of plain C-RASP for the task's regular language(s), and the program built from its certificate;
+* :mod:`.positional` (as :mod:`.regular`; APE): the program built where the automaton in product
+  with a tracker of the last symbols and the position modulo m separates;
+* :mod:`.programs` (cheap): the user's and the library's programs, verified: Huang et al.'s
+  Theorems 7 and 9;
 * :mod:`.modular` (cheap): a family of inputs on which the answer counts a symbol modulo k > 1;
 * :mod:`.truncation` (cheap): Xu et al.'s fixed-width arithmetic;
 * :mod:`.alignment` (cheap): relative and uniform positions on operand formats;
@@ -22,10 +24,10 @@ from .source import Cost, Source
 
 
 def _sources() -> tuple[Source, ...]:
-    from . import alignment, communication, modular, programs, regular, synthesis, truncation
+    from . import alignment, communication, modular, positional, programs, regular, synthesis, truncation
 
-    return tuple(module.SOURCE for module in (programs, regular, modular, truncation, alignment, communication,
-                                              synthesis))
+    return tuple(module.SOURCE for module in (regular, positional, programs, modular, truncation, alignment,
+                                              communication, synthesis))
 
 
 SOURCES: tuple[Source, ...] = _sources()

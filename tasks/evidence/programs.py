@@ -43,6 +43,7 @@ class Origin(enum.Enum):
     GIVEN = "given program"
     LIBRARY = "library program"
     BUILT = "program built from the automaton"
+    POSITIONAL = "program built from the automaton with positions"
     SYNTHESIZED = "synthesized program"
 
 
@@ -184,7 +185,9 @@ def bounds(report: Report) -> str:
 
 
 BRIEF = {Origin.GIVEN: "your program", Origin.LIBRARY: "the library's program",
-         Origin.BUILT: "the program built from the automaton", Origin.SYNTHESIZED: "a synthesized program"}
+         Origin.BUILT: "the program built from the automaton",
+         Origin.POSITIONAL: "the program built from the automaton with positions",
+         Origin.SYNTHESIZED: "a synthesized program"}
 
 
 def brief(report: Report) -> str:

@@ -305,7 +305,7 @@ def _decide(found: Automata):
     return out
 
 
-def _buildable(dfas) -> object | None:
+def buildable(dfas) -> object | None:
     """A reading of the short words whose language the construction covers (EOS-definable)."""
     from ..regular import decide_nope
 
@@ -316,7 +316,7 @@ def _build(task: Task, found: Automata):
     from ..regular import blocks, program_for
     from ..regular.program import outputs_program
 
-    chosen = {answer: _buildable(dfas) for answer, dfas in found.languages}
+    chosen = {answer: buildable(dfas) for answer, dfas in found.languages}
     if any(dfa is None for dfa in chosen.values()):
         return None
     if task.format is Format.ACCEPT:
@@ -358,7 +358,8 @@ def _references(decided) -> tuple[str, ...]:
     return tuple(dict.fromkeys(r for _, _, d in decided for r in d.references))
 
 
-def _which(task: Task, answer) -> str:
+def which(task: Task, answer) -> str:
+    """The language of ``answer`` in words ("the words after which 'a' is legal")."""
     if task.format is Format.ACCEPT:
         return "the language"
     if task.format is Format.NEXT_SET:
@@ -384,10 +385,10 @@ def assess(evidence: Evidence, scheme: str) -> Finding:
         reduction = (" (by reduction: a last-position program for L, reading the end-of-sequence position as that "
                      "symbol, would define the quotient)" if "quotient" in decision.criterion else "")
         return Finding(NAME, Verdict.FAILS, strength,
-                       f"{_which(task, answer)} ({dfa.n_states}-state automaton, {found.how}) is not in C-RASP: "
+                       f"{which(task, answer)} ({dfa.n_states}-state automaton, {found.how}) is not in C-RASP: "
                        f"{decision.criterion}{reduction}", Reason.LANGUAGE_OUTSIDE,
                        (f"obstruction: {decision.obstruction}", f"convention: {convention}"), decision.references,
-                       short=f"{_which(task, answer)} is not in C-RASP ({decision.criterion}; {dfa.n_states}-state "
+                       short=f"{which(task, answer)} is not in C-RASP ({decision.criterion}; {dfa.n_states}-state "
                              f"automaton, {'the task' + chr(39) + 's own' if found.exact else 'learned'})")
     sizes = ", ".join(f"{dfa.n_states} states" for _, dfa, _ in decided)
     criteria = "; ".join(dict.fromkeys(d.criterion for _, _, d in decided))
@@ -431,5 +432,6 @@ def _cost(task: Task) -> Cost:
 
 SOURCE = Source(NAME, frozenset({"nope"}), frozenset({Verdict.GENERALIZES, Verdict.FAILS}), _cost, assess)
 
-__all__ = ["SOURCE", "NAME", "automata", "construct", "language_of", "inputs_include", "every_word_is_an_input",
+__all__ = ["SOURCE", "NAME", "automata", "construct", "language_of", "inputs_include", "every_word_is_an_input", "which",
+           "buildable",
            "next_set_languages", "Automata"]

@@ -187,10 +187,12 @@ class Round:
 class ComponentResult:
     states: list[int]
     rounds: list[Round] = field(default_factory=list)
+    initial: list[list[int]] | None = None
+    """The partition the refinement started from (None: one class)."""
 
     @property
     def classes(self) -> list[list[int]]:
-        return self.rounds[-1].classes if self.rounds else [self.states]
+        return self.rounds[-1].classes if self.rounds else self.initial or [self.states]
 
     @property
     def separated(self) -> bool:
@@ -199,12 +201,30 @@ class ComponentResult:
 
 def separate_component(dfa: Dfa, states: list[int]) -> ComponentResult:
     """Run the refinement of balanced potentials on one strongly connected component."""
+    return separate_edges(states, [(q, k, t) for q in states for k, t in enumerate(dfa.table[q])])
+
+
+def separate_edges(states: list[int], edges: list[tuple[int, int, int]],
+                   visible: dict[int, object] | None = None, certify: bool = True) -> ComponentResult:
+    """The refinement on one strongly connected component given as its states and labelled edges
+    ``(source, label, target)`` (edges that leave ``states`` are ignored): an automaton need not be
+    complete here, so a product that only has its reachable transitions is separated the same way.
+    ``visible`` (state -> key) is a partition known before counting (what a position reads
+    directly): the refinement starts from it instead of from one class. With ``certify`` False
+    only the classes are computed (no potentials, no re-check): a quick test of separation."""
     local = {q: i for i, q in enumerate(states)}
     m = len(states)
-    edges = [(local[q], k, local[t]) for q in states for k, t in enumerate(dfa.table[q]) if t in local]
+    edges = [(local[q], k, local[t]) for q, k, t in edges if q in local and t in local]
     result = ComponentResult(list(states))
-    cls = [0] * m
-    count = 1
+    cls = _initial(states, visible)
+    count = len(set(cls))
+    if visible is not None:
+        groups_of: dict[int, list[int]] = {}
+        for i, c in enumerate(cls):
+            groups_of.setdefault(c, []).append(states[i])
+        result.initial = list(groups_of.values())
+        if count == m:
+            return result  # what the positions show already tells every state apart: no counting needed
     while True:
         groups: dict[tuple[int, int], list[tuple[int, int]]] = {}
         for u, k, v in edges:
@@ -229,12 +249,21 @@ def separate_component(dfa: Dfa, states: list[int]) -> ComponentResult:
             classes.setdefault(c, []).append(states[i])
         if len(keys) == count and result.rounds:
             break  # stable: this round separates nothing new
-        result.rounds.append(Round(len(groups), list(classes.values()), _potentials(space, states)))
+        potentials = _potentials(space, states) if certify else []
+        result.rounds.append(Round(len(groups), list(classes.values()), potentials))
         if len(keys) == count or len(keys) == m:
             break
         cls, count = refined, len(keys)
-    _check_balanced(edges, result, m)
+    if certify:
+        _check_balanced(edges, result, m, _initial(states, visible))
     return result
+
+
+def _initial(states: list[int], visible: dict[int, object] | None) -> list[int]:
+    if visible is None:
+        return [0] * len(states)
+    keys: dict[object, int] = {}
+    return [keys.setdefault(visible[q], len(keys)) for q in states]
 
 
 def _potentials(space: RowSpace, states: list[int]) -> list[dict[int, int]]:
@@ -249,10 +278,9 @@ def _potentials(space: RowSpace, states: list[int]) -> list[dict[int, int]]:
     return out
 
 
-def _check_balanced(edges, result: ComponentResult, m: int) -> None:
+def _check_balanced(edges, result: ComponentResult, m: int, cls: list[int]) -> None:
     """Re-check each round's potentials: constant difference on every label, and the classes are
     exactly the states with equal values (guards against a bug in the elimination)."""
-    cls = [0] * m
     position = {q: i for i, q in enumerate(result.states)}
     for rnd in result.rounds:
         for p in rnd.potentials:
@@ -387,5 +415,5 @@ def decide_nope_last_position(dfa: Dfa) -> Decision:
                     (DATA_README, YANG_2026))
 
 
-__all__ = ["Decision", "decide_nope", "decide_nope_last_position", "separate_component", "RowSpace",
+__all__ = ["Decision", "decide_nope", "decide_nope_last_position", "separate_component", "separate_edges", "RowSpace",
            "ComponentResult", "PROCEDURE"]

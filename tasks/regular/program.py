@@ -31,21 +31,43 @@ term (``C - (w if P else 0)``). The result is checked against the DFA in the tes
 
 from __future__ import annotations
 
+import random
+from typing import Sequence
+
 from crasp import ast
 from crasp.builder import Expr, ProgramBuilder, any_of, count, sum_of, tok, where
 
 from ..types import BOS
-from .decide import decide_nope, separate_component
+from .decide import decide_nope, separate_edges
 from .dfa import Dfa, minimize
 from .monoid import strongly_connected_components
 
 
-def _combined(potentials: list[dict[int, int]], states: list[int]) -> dict[int, int]:
-    """One potential that separates exactly the states the list separates (mixed radix)."""
+def _combined(potentials: list[dict[int, int]], states: list[int], before: dict[int, int],
+              classes: list[list[int]]) -> dict[int, int]:
+    """One potential that, within each class of the previous round (``before``: state -> class),
+    separates the states the round's ``classes`` separate: a small integer combination of the
+    round's potentials (coefficients tried from a fixed pseudo-random sequence, then growing), or
+    their mixed-radix combination when no small one is found."""
     if not potentials:
         return {q: 0 for q in states}
-    bound = 1 + max(abs(v) for p in potentials for v in p.values())
-    radix = 2 * bound + 1
+    target = {q: n for n, members in enumerate(classes) for q in members}
+
+    def separates(values: dict[int, int]) -> bool:
+        seen: dict[tuple[int, int], int] = {}
+        return all(seen.setdefault((before[q], values[q]), target[q]) == target[q] for q in states)
+
+    if len(potentials) == 1:
+        return dict(potentials[0])
+    generator = random.Random(0)
+    for bound in (1, 3, 10, 100, 10_000):
+        for _ in range(8):
+            weights = [generator.randint(-bound, bound) for _ in potentials]
+            values = {q: sum(w * p[q] for w, p in zip(weights, potentials)) for q in states}
+            if separates(values):
+                return values
+    largest = 1 + max(abs(v) for p in potentials for v in p.values())
+    radix = 2 * largest + 1
     return {q: sum(p[q] * radix ** t for t, p in enumerate(potentials)) for q in states}
 
 
@@ -119,8 +141,25 @@ def _accepting(dfa: Dfa, prev: dict[int, Expr], end: str | None) -> Expr:
 def states_before(b: ProgramBuilder, dfa: Dfa) -> dict[int, Expr]:
     """Per state q of ``dfa`` (minimal, its language in C-RASP) the Boolean "the run was in q
     before reading this position's token", defined in ``b`` (see the module docstring)."""
-    table, symbols = dfa.table, dfa.symbols
-    components = list(reversed(strongly_connected_components([sorted(set(row)) for row in table])))
+    edges = [tuple(enumerate(row)) for row in dfa.table]
+    return track(b, dfa.start, edges, [tok(s) for s in dfa.symbols])
+
+
+def track(b: ProgramBuilder, start: int, edges: Sequence[Sequence[tuple[int, int]]],
+          read: Sequence[Expr], visible: Sequence[tuple[object, Expr]] | None = None,
+          first: Expr | None = None) -> dict[int, Expr]:
+    """:func:`states_before` for any deterministic automaton: ``edges[q]`` lists the transitions
+    ``(label, target)`` of state q (it need not be complete: a transition that never occurs may be
+    left out), and ``read[label]`` is the Boolean true at exactly the positions whose token takes
+    that transition (a token, or a formula of the token and what surrounds it); at most one label
+    holds at a position, none at ``<bos>``. ``visible[q]`` is a key and a Boolean true at exactly
+    the positions where the state before could be q as far as the position itself shows (equal
+    keys, equal Booleans); the refinement starts from the partition by these keys. Every strongly
+    connected component must be separated (:func:`tasks.regular.decide.separate_edges`).
+    ``first``: the Boolean true at the word's first position where the input has no ``<bos>`` (the
+    run is in the start state before it; with ``<bos>``, before the position after it)."""
+    successors = [sorted({t for _, t in out}) for out in edges]
+    components = list(reversed(strongly_connected_components(successors)))
     prev: dict[int, Expr] = {}
 
     def let(stem: str, value) -> Expr:
@@ -129,35 +168,46 @@ def states_before(b: ProgramBuilder, dfa: Dfa) -> dict[int, Expr]:
     for states in components:
         inside = set(states)
         tag = "s" + "_".join(map(str, states)) if len(states) <= 4 else f"s{states[0]}_etc"
-        result = separate_component(dfa, states) if len(states) > 1 else None
+        keys = {q: visible[q][0] for q in states} if visible is not None else None
+        result = (separate_edges(states, [(q, k, t) for q in states for k, t in edges[q]], keys)
+                  if len(states) > 1 else None)
+        if result is not None and not result.separated:
+            raise AssertionError("internal error: a tracked component is not separated")
         entries: dict[int, list[Expr]] = {}
-        if dfa.start in inside:
-            entries.setdefault(dfa.start, []).append(tok(BOS))
-        for p, row in enumerate(table):
+        if start in inside:
+            entries.setdefault(start, []).append(tok(BOS) if first is None else first)
+        for p in range(len(edges)):
             if p in inside or p not in prev:
                 continue
-            for k, t in enumerate(row):
+            for k, t in edges[p]:
                 if t in inside:
-                    entries.setdefault(t, []).append(prev[p] & tok(symbols[k]))
+                    entries.setdefault(t, []).append(prev[p] & read[k])
         identified: dict[int, list[Expr]] = {q: [] for q in states}
         for e, ways in sorted(entries.items()):
             enter = let(f"Enter_{tag}_from{e}", any_of(ways))
             entered = let(f"N_enter_{tag}_from{e}", count(enter))
-            before = let(f"In_{tag}_from{e}", (entered >= 1) & ~enter)
+            at_start = first is not None and e == start and start in inside
+            before = let(f"In_{tag}_from{e}", (entered >= 1) if at_start else (entered >= 1) & ~enter)
             classes: dict[int, int] = {q: 0 for q in states}
             class_expr: dict[int, Expr] = {0: before}
+            if keys is not None and result is not None:
+                index = {key: n for n, key in enumerate(dict.fromkeys(keys[q] for q in states))}
+                classes = {q: index[keys[q]] for q in states}
+                class_expr = {index[keys[q]]: before & visible[q][1] for q in states}
             for rnd in (result.rounds if result else []):
-                potential = _combined(rnd.potentials, states)
+                potential = _combined(rnd.potentials, states, classes, rnd.classes)
                 weights: dict[tuple[int, int], int] = {}
                 for q in states:
-                    for k, t in enumerate(table[q]):
+                    for k, t in edges[q]:
                         if t in inside:
                             weights[(k, classes[q])] = potential[t] - potential[q]
-                totals, current = [], []
+                by_weight: dict[int, list[Expr]] = {}
                 for (k, c), weight in sorted(weights.items()):
-                    if weight == 0:
-                        continue
-                    label = let(f"L_{tag}_from{e}_{symbols[k]}", tok(symbols[k]) & class_expr[c])
+                    if weight:
+                        by_weight.setdefault(weight, []).append(read[k] & class_expr[c])
+                totals, current = [], []
+                for weight, labels in sorted(by_weight.items()):
+                    label = let(f"W_{tag}_from{e}", any_of(labels))
                     totals.append(weight * count(label))
                     current.append(where(label, weight, 0))
                 since_entry = let(f"P_{tag}_from{e}", sum_of(totals) - sum_of(current))
@@ -170,12 +220,14 @@ def states_before(b: ProgramBuilder, dfa: Dfa) -> dict[int, Expr]:
                     for q in members:
                         new_classes[q] = index
                 classes, class_expr = new_classes, new_expr
-            if result is not None and not result.separated:
-                raise AssertionError("internal error: a member's component is not separated")
             for q in states:
                 identified[q].append(class_expr[classes[q]])
-        leaving = [identified_q & tok(symbols[k]) for q in states for identified_q in identified[q]
-                   for k, t in enumerate(table[q]) if t not in inside]
+        leaving = [identified_q & read[k] for q in states for identified_q in identified[q]
+                   for k, t in edges[q] if t not in inside]
+        if not leaving:  # a component the run never leaves
+            for q in states:
+                prev[q] = let(f"Prev_{q}", any_of(identified[q]))
+            continue
         leave = let(f"Exit_{tag}", any_of(leaving))
         left = let(f"N_exit_{tag}", count(leave))
         gone = let(f"Gone_{tag}", (left >= 2) | ((left >= 1) & ~leave))
@@ -184,4 +236,4 @@ def states_before(b: ProgramBuilder, dfa: Dfa) -> dict[int, Expr]:
     return prev
 
 
-__all__ = ["program_for", "outputs_program", "membership", "states_before"]
+__all__ = ["program_for", "outputs_program", "membership", "states_before", "track"]

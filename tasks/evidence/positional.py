@@ -1,0 +1,137 @@
+"""Evidence from regular languages with positions: the C-RASP[periodic, local] program built
+where the balanced counts separate the states of the automaton in product with a tracker of the
+last few symbols and of the position modulo m (:mod:`tasks.regular.positional`; the argument is
+ours, docs/regular.md).
+
+It speaks to APE only, and only where some language of the task is outside plain C-RASP (else
+the plain program of :mod:`.regular` settles APE by containment). The languages are those of
+:func:`.regular.automata`: the task's own automaton, or one learned from its reference. The
+trackers are tried smallest first within :class:`tasks.regular.positional.Limits` and the time
+the budget gives the searches; the program built is verified against the task's reference like
+any other (:func:`.programs.check_candidate`), so the finding is ``verified`` with those bounds.
+Finding no tracker says nothing: an APE "does not generalize" needs an argument this search
+cannot give.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ..findings import Finding, Reason, Verdict, open_question, silent
+from ..types import Format, Task
+from . import programs, regular
+from .context import Evidence
+from .source import Cost, Source
+
+NAME = "positional construction"
+ARGUMENT = ("the construction of docs/regular.md (ours): the automaton in product with a tracker of the last symbols "
+            "and of the position modulo m, its states separated by balanced counts of the relabelled letters")
+
+
+@dataclass(frozen=True)
+class Construction:
+    """The program built and verified, with the tracker of each language: (answer, window,
+    modulus, product states)."""
+
+    checked: programs.Checked
+    trackers: tuple[tuple[object, int, int, int], ...]
+    limits: str
+
+
+def limits(evidence: Evidence):
+    """The search's limits under the evidence's budget: its seconds at most (a quick budget
+    searches windows of up to 3 symbols and moduli up to 4)."""
+    from ..regular.positional import Limits
+
+    seconds = max(0.5, evidence.budget.seconds)
+    if evidence.budget.seconds <= 2:
+        return Limits(window=3, modulus=4, states=400, seconds=seconds)
+    return Limits(seconds=seconds)
+
+
+def construct(evidence: Evidence) -> Construction | str:
+    """The program where every language of the task has a separating tracker, verified and
+    joined to :attr:`Evidence.found`; otherwise why there is none."""
+    from ..regular.positional import NotFound, search
+
+    task = evidence.task
+    found = evidence.get(regular.automata)
+    if isinstance(found, str):
+        return f"no automaton: {found}"
+    if all(regular.buildable(dfas) is not None for _, dfas in found.languages):
+        return "every language is in plain C-RASP: the program built without positions covers APE"
+    bounds = limits(evidence)
+    evidence.say("searching the trackers of the positional construction")
+    chosen, trackers = {}, []
+    for answer, dfas in found.languages:
+        result = None
+        for dfa in dfas:  # a reading of the words shorter than the inputs that the construction covers
+            result = search(dfa, bounds)
+            if not isinstance(result, NotFound):
+                chosen[answer] = (dfa, result.product)
+                trackers.append((answer, result.window, result.modulus, result.product.n_states))
+                break
+        if isinstance(result, NotFound):
+            return f"{regular.which(task, answer)}: {result.why}"
+    program = _program(task, chosen)
+    if program is None:
+        return "a one-token answer without a separator: no position reads the whole input"
+    checked = programs.check_candidate(evidence, programs.Origin.POSITIONAL, program)
+    evidence.found.append(checked)
+    return Construction(checked, tuple(trackers), bounds.describe())
+
+
+def _program(task: Task, chosen: dict):
+    from ..regular import positional
+
+    if task.format is Format.ACCEPT:
+        dfa, product = chosen[True]
+        return positional.build(dfa, product, end=task.end)
+    if task.format is Format.NEXT_SET:
+        return positional.outputs_program(dict(chosen), tokens=tuple(t for t in task.alphabet if t not in chosen))
+    if task.separator is None:
+        return None
+    by_token = {answer[0]: pair for answer, pair in chosen.items()}
+    return positional.outputs_program(by_token, read_at=task.separator,
+                                      tokens=tuple(t for t in task.alphabet if t not in by_token))
+
+
+def _tracker(answer, window: int, modulus: int, states: int, task: Task) -> str:
+    return f"{regular.which(task, answer)}: {_reads(window, (modulus,))} ({states} product states)"
+
+
+def _reads(window: int, moduli) -> str:
+    moduli = sorted(m for m in set(moduli) if m > 1)
+    reads = [f"the last {window} token{'s' * (window != 1)}" if window else "",
+             f"the position mod {' or '.join(map(str, moduli))}" if moduli else ""]
+    return " and ".join(r for r in reads if r) or "no positions"
+
+
+def assess(evidence: Evidence, scheme: str) -> Finding:
+    task = evidence.task
+    if not evidence.build_programs:
+        return silent(NAME, "not built in a batch's first pass (the verdicts alone)", Reason.NOT_SEARCHED)
+    built = evidence.get(construct)
+    if isinstance(built, str):
+        return silent(NAME, built) if built.startswith(("no automaton", "every language")) else \
+            open_question(NAME, f"missing: a verified C-RASP[periodic, local] program (the positional construction: "
+                          f"{built})", Reason.NO_PROGRAM,
+                          ("this proves nothing: an APE 'does not generalize' needs a published argument",))
+    trackers = "; ".join(_tracker(*t, task) for t in built.trackers)
+    reads = _reads(max(t[1] for t in built.trackers), [t[2] for t in built.trackers])
+    verified = programs.finding([built.checked], scheme, NAME, references=(programs.THEOREMS, ARGUMENT))
+    if not verified.decisive:
+        return replace(verified, summary=f"the positional construction's program fails verification "
+                       f"({trackers}): the automaton does not describe the reference")
+    return replace(verified, details=(f"trackers: {trackers}", f"searched: {built.limits}", *verified.details),
+                   short=f"built from the automaton, reading {reads}; verified ({programs.brief(built.checked.report)})")
+
+
+def _cost(task: Task) -> Cost:
+    own = task.automaton is not None and task.format in (Format.ACCEPT, Format.NEXT_SET)
+    return Cost.CHEAP if own else Cost.LEARNING
+
+
+SOURCE = Source(NAME, frozenset({"ape"}), frozenset({Verdict.GENERALIZES}), _cost, assess)
+
+__all__ = ["SOURCE", "NAME", "construct", "Construction", "limits"]

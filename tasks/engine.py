@@ -7,7 +7,8 @@ each scheme still *open*, the costlier ones one by one: learning the task's auto
 searches, which share one time budget (``budget.seconds``): the communication matrix and
 synthesis. A scheme is *settled* as soon as it holds a finding of strength ``verified`` or
 ``proof`` (its own, or one carried over from the other scheme, below); no costlier source runs for
-it after that, and the prediction lists what it skipped.
+it after that, and the prediction lists what it skipped. A batch's first pass (the verdicts alone,
+``Evidence.build_programs`` False) skips the cheap ones too once a scheme is settled.
 
 Containment, applied after every finding: a NoPE transformer is an APE transformer whose
 positional table is zero, and plain C-RASP is contained in C-RASP[periodic, local], so every APE
@@ -21,7 +22,7 @@ Nothing here catches an exception: a source that raises is a bug, reported as on
 >>> from tasks.findings import QUICK
 >>> gathered = gather(Evidence(tasks.get("bin_majority"), QUICK), ["ape", "nope"])
 >>> [f.source for f in gathered.findings["nope"]], gathered.skipped["nope"]
-(['program', 'modular counting', 'truncation'], ('regular language', 'communication', 'synthesis'))
+(['modular counting', 'program', 'truncation'], ('regular language', 'communication', 'synthesis'))
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def gather(evidence: Evidence, schemes) -> Gathered:
         for scheme in wanted:
             if scheme not in source.schemes:
                 continue
-            if not cheap and settled(scheme):
+            if (not cheap or not evidence.build_programs) and settled(scheme):
                 skipped[scheme].append(source.name)
                 continue
             evidence.open = {s for s in wanted if not settled(s)}

@@ -5,9 +5,9 @@ which schemes it speaks to and what it can claim (docs/predict.md):
   of plain C-RASP for the task's regular language(s), and the program built from its certificate;
 * :mod:`.positional` (as :mod:`.regular`; APE): the program built where the automaton in product
   with a tracker of the last symbols and the position modulo m separates;
+* :mod:`.modular` (cheap): a family of inputs on which the answer counts a symbol modulo k > 1;
 * :mod:`.programs` (cheap): the user's and the library's programs, verified: Huang et al.'s
   Theorems 7 and 9;
-* :mod:`.modular` (cheap): a family of inputs on which the answer counts a symbol modulo k > 1;
 * :mod:`.truncation` (cheap): Xu et al.'s fixed-width arithmetic;
 * :mod:`.alignment` (cheap): relative and uniform positions on operand formats;
 * :mod:`.communication` (search): the growth of the communication matrix (Theorem 12);
@@ -26,7 +26,7 @@ from .source import Cost, Source
 def _sources() -> tuple[Source, ...]:
     from . import alignment, communication, modular, positional, programs, regular, synthesis, truncation
 
-    return tuple(module.SOURCE for module in (regular, positional, programs, modular, truncation, alignment,
+    return tuple(module.SOURCE for module in (regular, positional, modular, programs, truncation, alignment,
                                               communication, synthesis))
 
 

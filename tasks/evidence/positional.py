@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..findings import Finding, Reason, Verdict, open_question, silent
+from ..findings import Finding, Reason, Strength, Verdict, open_question, silent
 from ..types import Format, Task
 from . import programs, regular
 from .context import Evidence
@@ -28,21 +28,34 @@ ARGUMENT = ("the construction of docs/regular.md (ours): the automaton in produc
             "and of the position modulo m, its states separated by balanced counts of the relabelled letters")
 
 
+FIRST_PASS_WORDS = 130
+"""A batch's first pass (``crasp predict --regex-file``, where a thousand expressions share half a
+minute) checks the program against the task's own automaton on every word up to the length that
+keeps to this many words (length 4 over three symbols, 6 over two), and on 6 random words up to
+length 64."""
+
+
 @dataclass(frozen=True)
 class Construction:
-    """The program built and verified, with the tracker of each language: (answer, window,
-    modulus, product states)."""
+    """The program built and verified (``checked``), with the tracker of each language: (answer,
+    window, modulus, product states); in a batch's first pass, the program and its ``agreement``
+    with the task's own automaton instead."""
 
-    checked: programs.Checked
+    checked: programs.Checked | None
     trackers: tuple[tuple[object, int, int, int], ...]
     limits: str
+    agreement: object | None = None
+    program: object | None = None
 
 
 def limits(evidence: Evidence):
     """The search's limits under the evidence's budget: its seconds at most (a quick budget
-    searches windows of up to 3 symbols and moduli up to 4)."""
+    searches windows of up to 3 symbols and moduli up to 4; a batch's first pass, which gives
+    no seconds to searches, moduli up to 4 and products of up to 300 states within 0.1 s)."""
     from ..regular.positional import Limits
 
+    if not evidence.build_programs:
+        return Limits(window=4, modulus=4, states=300, seconds=0.1)
     seconds = max(0.5, evidence.budget.seconds)
     if evidence.budget.seconds <= 2:
         return Limits(window=3, modulus=4, states=400, seconds=seconds)
@@ -52,7 +65,7 @@ def limits(evidence: Evidence):
 def construct(evidence: Evidence) -> Construction | str:
     """The program where every language of the task has a separating tracker, verified and
     joined to :attr:`Evidence.found`; otherwise why there is none."""
-    from ..regular.positional import NotFound, search
+    from ..regular.positional import NotFound, agreement, search
 
     task = evidence.task
     found = evidence.get(regular.automata)
@@ -76,6 +89,11 @@ def construct(evidence: Evidence) -> Construction | str:
     program = _program(task, chosen)
     if program is None:
         return "a one-token answer without a separator: no position reads the whole input"
+    if not evidence.build_programs:  # a batch's first pass: checked against the task's own automaton
+        (dfa, _), = chosen.values()
+        return Construction(None, tuple(trackers), bounds.describe(),
+                            agreement(program, dfa, end=task.end, max_words=FIRST_PASS_WORDS, sampled=6, longest=64,
+                                      seed=evidence.seed), program)
     checked = programs.check_candidate(evidence, programs.Origin.POSITIONAL, program)
     evidence.found.append(checked)
     return Construction(checked, tuple(trackers), bounds.describe())
@@ -109,8 +127,9 @@ def _reads(window: int, moduli) -> str:
 
 def assess(evidence: Evidence, scheme: str) -> Finding:
     task = evidence.task
-    if not evidence.build_programs:
-        return silent(NAME, "not built in a batch's first pass (the verdicts alone)", Reason.NOT_SEARCHED)
+    if not evidence.build_programs and (_cost(task) is not Cost.CHEAP or task.format is not Format.ACCEPT):
+        return silent(NAME, "not built in a batch's first pass (only for an accept task's own automaton)",
+                      Reason.NOT_SEARCHED)
     built = evidence.get(construct)
     if isinstance(built, str):
         return silent(NAME, built) if built.startswith(("no automaton", "every language")) else \
@@ -119,12 +138,29 @@ def assess(evidence: Evidence, scheme: str) -> Finding:
                           ("this proves nothing: an APE 'does not generalize' needs a published argument",))
     trackers = "; ".join(_tracker(*t, task) for t in built.trackers)
     reads = _reads(max(t[1] for t in built.trackers), [t[2] for t in built.trackers])
+    if built.checked is None:
+        return _first_pass(built, trackers, reads)
     verified = programs.finding([built.checked], scheme, NAME, references=(programs.THEOREMS, ARGUMENT))
     if not verified.decisive:
         return replace(verified, summary=f"the positional construction's program fails verification "
                        f"({trackers}): the automaton does not describe the reference")
     return replace(verified, details=(f"trackers: {trackers}", f"searched: {built.limits}", *verified.details),
                    short=f"built from the automaton, reading {reads}; verified ({programs.brief(built.checked.report)})")
+
+
+def _first_pass(built: Construction, trackers: str, reads: str) -> Finding:
+    checked = built.agreement
+    if not checked.ok:
+        word, offset = checked.disagreement
+        raise AssertionError(f"internal error: the positional construction's program disagrees with the task's own "
+                             f"automaton on {' '.join(word)!r} at offset {offset}")
+    return Finding(NAME, Verdict.GENERALIZES, Strength.VERIFIED, f"program {checked.describe()}",
+                   Reason.PROGRAM_VERIFIED, (f"trackers: {trackers}", f"searched: {built.limits}",
+                                             "a batch's first pass: `crasp predict` of the expression verifies the "
+                                             "program under the full budget", programs.listing(built.program)),
+                   (programs.THEOREMS, ARGUMENT), program=built.program,
+                   short=f"built from the automaton, reading {reads}; checked against it (all words to length "
+                         f"{checked.exhaustive_length}, random ones to {checked.longest})")
 
 
 def _cost(task: Task) -> Cost:

@@ -351,20 +351,39 @@ def program_for(dfa: Dfa, end: str | None = None, limits: Limits = Limits()) -> 
     return build(dfa, found.product, end)
 
 
-def bare_program(dfa: Dfa, limits: Limits = Limits(), max_length: int = 8, seed: int = 0) -> ast.Program | None:
-    """The program of the smallest separating tracker for bare words (``w``, accepting at its last
-    symbol), checked against the automaton on every word of 1 to ``max_length`` symbols (at most
-    20,000) and on 200 random words up to 200 symbols, each at a random offset; None when no
-    tracker within ``limits`` separates.
+@dataclass(frozen=True)
+class Agreement:
+    """A program checked against the automaton: ``words`` checked, every word up to
+    ``exhaustive_length`` symbols and ``sampled`` random ones up to ``longest``, each at a random
+    offset; ``disagreement`` the first word (and its offset) where they differ, if any."""
+
+    words: int
+    exhaustive_length: int
+    sampled: int
+    longest: int
+    disagreement: tuple[tuple[str, ...], int] | None
+
+    @property
+    def ok(self) -> bool:
+        return self.disagreement is None
+
+    def describe(self) -> str:
+        return (f"checked against the automaton on all words up to length {self.exhaustive_length} and {self.sampled} "
+                f"random words up to length {self.longest} ({self.words:,} in all, each at a random offset)")
+
+
+def agreement(program: ast.Program, dfa: Dfa, end: str | None = None, framed: bool = True,
+              max_words: int = 20_000, sampled: int = 200, longest: int = 200, seed: int = 0) -> Agreement:
+    """Run ``program`` on words of ``dfa``'s alphabet (framed as :func:`build` frames them: ``<bos>
+    w``, ``<bos> w end`` or the bare ``w``) and compare its verdicts with the automaton's: every word
+    of the longest length that keeps to ``max_words`` words, then ``sampled`` random words.
 
     >>> from tasks.regular.dfa import from_regex
-    >>> from crasp.interpreter import accepts
-    >>> program = bare_program(from_regex("(a|b)*bb", "ab"))
-    >>> [accepts(program, w) for w in ("a b b", "b b a", "b")]
-    [True, False, False]
+    >>> dfa = from_regex("(aa)*", "a")
+    >>> found = agreement(program_for(dfa, end="<eos>"), dfa, end="<eos>", max_words=50, sampled=10)
+    >>> found.ok, found.exhaustive_length
+    (True, 49)
     """
-    import itertools
-
     import numpy as np
 
     from crasp.checker import check
@@ -372,19 +391,50 @@ def bare_program(dfa: Dfa, limits: Limits = Limits(), max_length: int = 8, seed:
 
     from .dfa import words
 
+    k, length, total = len(dfa.symbols), 0, 1
+    while total + k ** (length + 1) <= max_words:
+        length += 1
+        total += k ** length
+    rng = np.random.default_rng(seed)
+    inputs = [w for w in words(dfa.symbols, length) if framed or w]
+    inputs += [tuple(rng.choice(dfa.symbols, size=int(n))) for n in rng.integers(1, longest + 1, size=sampled)]
+    framing = (BOS,) if framed else ()
+    tail = (end,) if end is not None else ()
+    offsets = rng.integers(0, 64, size=len(inputs))
+    checked = check(program)
+    framed_inputs = [(*framing, *w, *tail) for w in inputs]
+    verdicts = np.zeros(len(inputs), dtype=bool)
+    short = len(inputs) - sampled  # the exhaustive words, then the long ones: two batches, little padding
+    for part in (slice(0, short), slice(short, len(inputs))):
+        rows = np.arange(len(inputs))[part]
+        for indices, result in run_in_chunks(checked, framed_inputs[part], offset=offsets[part]):
+            verdicts[rows[indices]] = result.accept
+    expected = np.array([dfa.accepts(w) for w in inputs], dtype=bool)
+    wrong = np.flatnonzero(verdicts != expected)
+    bad = (inputs[wrong[0]], int(offsets[wrong[0]])) if len(wrong) else None
+    return Agreement(len(inputs), length, sampled, longest, bad)
+
+
+def bare_program(dfa: Dfa, limits: Limits = Limits()) -> ast.Program | None:
+    """The program of the smallest separating tracker for bare words (``w``, accepting at its last
+    symbol), checked against the automaton (:func:`agreement`); None when no tracker within
+    ``limits`` separates.
+
+    >>> from tasks.regular.dfa import from_regex
+    >>> from crasp.interpreter import accepts
+    >>> program = bare_program(from_regex("(a|b)*bb", "ab"))
+    >>> [accepts(program, w) for w in ("a b b", "b b a", "b")]
+    [True, False, False]
+    """
     found = search(dfa, limits)
     if isinstance(found, NotFound):
         return None
     program = build(dfa, found.product, framed=False)
-    rng = np.random.default_rng(seed)
-    inputs = list(itertools.islice(words(dfa.symbols, max_length, 1), 20_000))
-    inputs += [tuple(rng.choice(dfa.symbols, size=int(n))) for n in rng.integers(1, 200, size=200)]
-    offsets = rng.integers(0, 64, size=len(inputs))
-    for indices, result in run_in_chunks(check(program), inputs, offset=offsets):
-        for i, verdict in zip(indices, result.accept):
-            if bool(verdict) != dfa.accepts(inputs[i]):
-                raise AssertionError(f"internal error: the program for bare words disagrees with the automaton on "
-                                     f"{' '.join(inputs[i])!r} at offset {offsets[i]}")
+    checked = agreement(program, dfa, framed=False)
+    if not checked.ok:
+        word, offset = checked.disagreement
+        raise AssertionError(f"internal error: the program for bare words disagrees with the automaton on "
+                             f"{' '.join(word)!r} at offset {offset}")
     return program
 
 
@@ -430,4 +480,4 @@ def outputs_program(languages: dict[str, tuple[Dfa, Product]], read_at: str | No
 
 
 __all__ = ["Limits", "Letter", "Product", "Found", "NotFound", "Reader", "product", "trackers", "search",
-           "program_for", "build", "bare_program", "outputs_program", "states_before", "accepting"]
+           "program_for", "build", "bare_program", "agreement", "Agreement", "outputs_program", "states_before", "accepting"]

@@ -182,46 +182,54 @@ def track(b: ProgramBuilder, start: int, edges: Sequence[Sequence[tuple[int, int
             for k, t in edges[p]:
                 if t in inside:
                     entries.setdefault(t, []).append(prev[p] & read[k])
-        identified: dict[int, list[Expr]] = {q: [] for q in states}
+        # the run enters C at most once, at one of its entry states: one indicator per entry state,
+        # and the counts of labels since the entry shared by all of them
+        entered: dict[int, Expr] = {}
+        enters: list[Expr] = []
         for e, ways in sorted(entries.items()):
-            enter = let(f"Enter_{tag}_from{e}", any_of(ways))
-            entered = let(f"N_enter_{tag}_from{e}", count(enter))
-            at_start = first is not None and e == start and start in inside
-            before = let(f"In_{tag}_from{e}", (entered >= 1) if at_start else (entered >= 1) & ~enter)
-            classes: dict[int, int] = {q: 0 for q in states}
-            class_expr: dict[int, Expr] = {0: before}
-            if keys is not None and result is not None:
-                index = {key: n for n, key in enumerate(dict.fromkeys(keys[q] for q in states))}
-                classes = {q: index[keys[q]] for q in states}
-                class_expr = {index[keys[q]]: before & visible[q][1] for q in states}
-            for rnd in (result.rounds if result else []):
-                potential = _combined(rnd.potentials, states, classes, rnd.classes)
-                weights: dict[tuple[int, int], int] = {}
-                for q in states:
-                    for k, t in edges[q]:
-                        if t in inside:
-                            weights[(k, classes[q])] = potential[t] - potential[q]
-                by_weight: dict[int, list[Expr]] = {}
-                for (k, c), weight in sorted(weights.items()):
-                    if weight:
-                        by_weight.setdefault(weight, []).append(read[k] & class_expr[c])
-                totals, current = [], []
-                for weight, labels in sorted(by_weight.items()):
-                    label = let(f"W_{tag}_from{e}", any_of(labels))
-                    totals.append(weight * count(label))
-                    current.append(where(label, weight, 0))
-                since_entry = let(f"P_{tag}_from{e}", sum_of(totals) - sum_of(current))
-                new_classes: dict[int, int] = {}
-                new_expr: dict[int, Expr] = {}
-                for index, members in enumerate(rnd.classes):
-                    q0 = members[0]
-                    new_expr[index] = let(f"Cls_{tag}_from{e}",
-                                          class_expr[classes[q0]] & (since_entry == potential[q0] - potential[e]))
-                    for q in members:
-                        new_classes[q] = index
-                classes, class_expr = new_classes, new_expr
+            enter = let(f"Enter_{tag}_at{e}", any_of(ways))
+            enters.append(enter)
+            entered[e] = count(enter) >= 1
+        enter_any = enters[0] if len(enters) == 1 else let(f"Enter_{tag}", any_of(enters))
+        count_any = let(f"N_enter_{tag}", count(enter_any))
+        at_start = first is not None and start in inside  # the first position: the run was in C before it
+        before = let(f"In_{tag}", (count_any >= 1) if at_start else (count_any >= 1) & ~enter_any)
+        classes: dict[int, int] = {q: 0 for q in states}
+        class_expr: dict[int, Expr] = {0: before}
+        if keys is not None and result is not None:
+            index = {key: n for n, key in enumerate(dict.fromkeys(keys[q] for q in states))}
+            classes = {q: index[keys[q]] for q in states}
+            class_expr = {index[keys[q]]: let(f"Shown_{tag}", before & visible[q][1])
+                          for q in dict((keys[q], q) for q in states).values()}
+        for rnd in (result.rounds if result else []):
+            potential = _combined(rnd.potentials, states, classes, rnd.classes)
+            weights: dict[tuple[int, int], int] = {}
             for q in states:
-                identified[q].append(class_expr[classes[q]])
+                for k, t in edges[q]:
+                    if t in inside:
+                        weights[(k, classes[q])] = potential[t] - potential[q]
+            by_weight: dict[int, list[Expr]] = {}
+            for (k, c), weight in sorted(weights.items()):
+                if weight:
+                    by_weight.setdefault(weight, []).append(read[k] & class_expr[c])
+            totals, current = [], []
+            for weight, labels in sorted(by_weight.items()):
+                label = let(f"W_{tag}", any_of(labels))
+                totals.append(weight * count(label))
+                current.append(where(label, weight, 0))
+            # the potential of the state before this position: the entry state's, plus the
+            # weights of the labels read since the entry
+            at_entry = [where(entered[e], potential[e], 0) for e in sorted(entered) if potential[e]]
+            value = let(f"P_{tag}", sum_of(totals) - sum_of(current) + sum_of(at_entry))
+            new_classes: dict[int, int] = {}
+            new_expr: dict[int, Expr] = {}
+            for index, members in enumerate(rnd.classes):
+                q0 = members[0]
+                new_expr[index] = let(f"Cls_{tag}", class_expr[classes[q0]] & (value == potential[q0]))
+                for q in members:
+                    new_classes[q] = index
+            classes, class_expr = new_classes, new_expr
+        identified = {q: [class_expr[classes[q]]] for q in states}
         leaving = [identified_q & read[k] for q in states for identified_q in identified[q]
                    for k, t in edges[q] if t not in inside]
         if not leaving:  # a component the run never leaves

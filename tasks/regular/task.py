@@ -63,9 +63,10 @@ class WordSampler:
     def _compute(self, remaining: int, want: bool) -> list[list[float]]:
         k = len(self.dfa.symbols)
         below = self.counts(remaining)[remaining - 1]
+        every = k ** (remaining - 1)
         found = []
         for row in self.dfa.table:
-            weights = [below[t] if want else k ** (remaining - 1) - below[t] for t in row]
+            weights = [below[t] if want else every - below[t] for t in row]
             whole, running, cumulative = sum(weights), 0, []
             for w in weights:
                 running += w

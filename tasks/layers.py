@@ -216,8 +216,7 @@ def search_shallower(evidence: Evidence, schemes) -> None:
     for scheme in [s for s in ("ape", "nope") if s in schemes]:
         passed = program_evidence.verified(evidence, plain=scheme_named(scheme).plain_only)
         seconds = min(evidence.clock.left, SEARCH_SECONDS)
-        built = (program_evidence.Origin.BUILT, program_evidence.Origin.POSITIONAL)
-        if passed and all(c.kind in built for c in passed) and \
+        if passed and all(c.kind is program_evidence.Origin.BUILT for c in passed) and \
                 min(c.checked.info.depth for c in passed) >= 2 and seconds >= MIN_SECONDS:
             synthesized(evidence, scheme, seconds)
 

@@ -133,13 +133,13 @@ def test_programs_for_the_data_set_rows_outside_plain_crasp():
     for n, row in enumerate(rows):
         dfa = from_regex(row.regex, row.alphabet)
         found = search(dfa)
-        if isinstance(found, NotFound) or n % 8:
+        if isinstance(found, NotFound) or n % 16:
             continue
         built += 1
         inputs = [*words(dfa.symbols, 8 if len(row.alphabet) <= 2 else 6), *long_words(dfa.symbols, rng, 10)]
         for framing in ("last", "end"):
             assert not disagreements(dfa, programs_of(dfa, found), inputs, framing, seed=n), (row.regex, framing)
-    assert built >= 30
+    assert built >= 15
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -352,8 +352,8 @@ def add_predict(commands) -> None:
                                 "the open ones share --batch-seconds of search; a line that does not parse gets an "
                                 "error entry naming it (--json: a list)")
     predict_p.add_argument("--alphabet", metavar="SYMBOLS", help="the alphabet of --regex, e.g. abc")
-    predict_p.add_argument("--batch-seconds", type=float, default=10.0, metavar="S",
-                           help="with --regex-file: the search time the expressions left open share (default 10)")
+    predict_p.add_argument("--batch-seconds", type=float, default=4.0, metavar="S",
+                           help="with --regex-file: the search time the expressions left open share (default 4)")
     predict_p.add_argument("--no-synthesis", action="store_true",
                            help="do not search for a program when none is given or verified")
     predict_p.add_argument("--jobs", type=POSITIVE, metavar="N",

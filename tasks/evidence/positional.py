@@ -156,8 +156,8 @@ def _first_pass(built: Construction, trackers: str, reads: str) -> Finding:
                              f"automaton on {' '.join(word)!r} at offset {offset}")
     return Finding(NAME, Verdict.GENERALIZES, Strength.VERIFIED, f"program {checked.describe()}",
                    Reason.PROGRAM_VERIFIED, (f"trackers: {trackers}", f"searched: {built.limits}",
-                                             "a batch's first pass: `crasp predict` of the expression verifies the "
-                                             "program under the full budget", programs.listing(built.program)),
+                                             "a batch's first pass: `crasp predict` of the expression shows the "
+                                             "program and verifies it under the full budget"),
                    (programs.THEOREMS, ARGUMENT), program=built.program,
                    short=f"built from the automaton, reading {reads}; checked against it (all words to length "
                          f"{checked.exhaustive_length}, random ones to {checked.longest})")

@@ -14,23 +14,17 @@ C-RASP[periodic, local]).
 from __future__ import annotations
 
 import tasks
-from tasks import catalogue
+
+from . import user_tasks
+from .user_tasks import _strings
 
 TRUTH: dict[str, tuple[bool, bool]] = {}
 TASKS: dict[str, tasks.Task] = {}
 
 
-def _strings(symbols):
-    return lambda n, rng: tuple(rng.choice(list(symbols), size=n))
-
-
 def task(name, **options):
     """``@tasks.task``, keeping the task here instead of in the registry."""
-    def define(reference):
-        tasks.task(name, replace=True, **options)(reference)
-        TASKS[name] = catalogue._REGISTRY.pop(name)
-        return reference
-    return define
+    return user_tasks.kept(TASKS, name, **options)
 
 
 def next_sets(legal_after):

@@ -23,13 +23,19 @@ PROGRAMS: dict[str, str] = {}
 TASKS: dict[str, tasks.Task] = {}
 
 
-def task(name, **options):
-    """``@tasks.task``, keeping the task here instead of in the registry."""
+def kept(store: dict, name, **options):
+    """``@tasks.task``, keeping the task in ``store`` instead of in the registry (so that tests
+    iterating over the suite do not see it)."""
     def define(reference):
         tasks.task(name, replace=True, **options)(reference)
-        TASKS[name] = catalogue._REGISTRY.pop(name)
+        store[name] = catalogue._REGISTRY.pop(name)
         return reference
     return define
+
+
+def task(name, **options):
+    """``@tasks.task``, keeping the task here instead of in the registry."""
+    return kept(TASKS, name, **options)
 
 
 # 1. The number of a's is divisible by 3. On {a, b}^n the answer is #a mod 3 == 0: counting modulo

@@ -111,12 +111,7 @@ def next_set_languages(task: Task, dfa) -> tuple[tuple[object, tuple[object, ...
     """Per token (each symbol, then ``<eos>``) the language of the words after which it is legal,
     from the automaton of the task's language: a symbol is legal where it leads to a state from
     which an accepting one can be reached, ``<eos>`` where the word is in the language."""
-    live = set(dfa.accepting)
-    changed = True
-    while changed:
-        before = len(live)
-        live |= {q for q, row in enumerate(dfa.table) if any(t in live for t in row)}
-        changed = len(live) != before
+    live = dfa.live()
     out = [(symbol, (dfa.with_accepting(q for q, row in enumerate(dfa.table) if row[k] in live),))
            for k, symbol in enumerate(dfa.symbols)]
     return (*out, (EOS, (dfa,)))

@@ -118,6 +118,21 @@ class Dfa:
         k = self.symbol_ids((symbol,))[0]
         return minimize(self.with_accepting(q for q in range(self.n_states) if self.table[q][k] in self.accepting))
 
+    def live(self) -> frozenset[int]:
+        """The states from which an accepting state can be reached.
+
+        >>> dfa = from_regex("ab", "ab")     # state 2 is the dead state
+        >>> sorted(dfa.live()), dfa.n_states
+        ([0, 1, 3], 4)
+        """
+        live = set(self.accepting)
+        grown = True
+        while grown:
+            before = len(live)
+            live |= {q for q, row in enumerate(self.table) if any(t in live for t in row)}
+            grown = len(live) != before
+        return frozenset(live)
+
     def complement(self) -> "Dfa":
         return minimize(self.with_accepting(set(range(self.n_states)) - self.accepting))
 

@@ -124,13 +124,7 @@ class Product:
 
 
 def _dead(dfa: Dfa) -> set[int]:
-    live = set(dfa.accepting)
-    grown = True
-    while grown:
-        before = len(live)
-        live |= {q for q, row in enumerate(dfa.table) if any(t in live for t in row)}
-        grown = len(live) != before
-    return set(range(dfa.n_states)) - live
+    return set(range(dfa.n_states)) - dfa.live()
 
 
 def product(dfa: Dfa, window: int, modulus: int, max_states: int | None = None) -> Product | None:

@@ -5,6 +5,7 @@ attention, frozen tables in training, and the two-stage ABC run through the stor
 from __future__ import annotations
 
 import dataclasses
+import shutil
 
 import numpy as np
 import pytest
@@ -24,6 +25,17 @@ from validation.sweep import validate
 from validation.train import SeedGroup, overwrite
 
 DUAN = ("duan_successor", "duan_addition", "duan_n_times_1", "duan_parity_scratchpad")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """The models trained here are tiny (width 32, batches of 64): a second torch thread saves them
+    nothing, and under `pytest -n 2` on 2 cores, with the other worker busy, its parallel regions
+    wait on a thread that has no core: the trainings took several times longer, spinning."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 
 
 def _batch(task_name: str, lengths, seed: int = 0):
@@ -218,8 +230,9 @@ def test_calibration_keeps_the_line_the_attention_follows():
 
 def test_calibration_from_every_layer_is_the_union_of_each_layers_own_lines():
     small = dataclasses.replace(registry.get("duan_parity_scratchpad"), train_range=(1, 3), bins=((1, 3), (4, 6)))
+    # 150 steps: a model exact on some of the inputs (14-27 of the 64 for seeds 0-3), each block with lines of its own
     group = SeedGroup(small, Variant.parse("sinusoidal"), ModelConfig(2, 2, 32),
-                      TrainConfig(lr=3e-3, steps=300, warmup=20, eval_every=300, test_size=50), seeds=(0,))
+                      TrainConfig(lr=3e-3, steps=150, warmup=20, eval_every=150, test_size=50), seeds=(0,))
     (result,) = group.run()
     model = EncoderDecoder(ModelConfig(2, 2, 32), Encoding.of(small), Variant.parse("sinusoidal"))
     model.load_state_dict(result.weights)
@@ -272,26 +285,48 @@ def test_bias_tables_stay_frozen_while_the_rest_trains():
 
 def test_scaffolded_parity_generalizes_far_beyond_training():
     task = dataclasses.replace(registry.get("duan_parity_scratchpad"), train_range=(1, 6), bins=((1, 6), (20, 40)))
+    # Evaluated every 50 steps, the run stops at the first evaluation exact on the training lengths
+    # (step 200 of the 400-step schedule for seed 0; 150-250 for seeds 0-9): exact at 20-40 bits by then.
     group = SeedGroup(task, Variant.parse("abs"), ModelConfig(1, 2, 32),
-                      TrainConfig(lr=3e-3, steps=400, warmup=20, eval_every=400, test_size=100), seeds=(0,))
+                      TrainConfig(lr=3e-3, steps=400, warmup=20, eval_every=50, test_size=100), seeds=(0,))
     (result,) = group.run()
     assert result.accuracy == (1.0, 1.0)
 
 
 def _tiny_parity_preset(monkeypatch):
-    """A preset that trains parity on 1-3 bits for 300 steps (a model exact on some inputs)."""
+    """A preset that trains parity on 1-3 bits for 150 steps (a model exact on some inputs: 117-164 of
+    the 512 calibration inputs for seeds 0-4, keeping the same lines as after 300 steps)."""
     small = dataclasses.replace(registry.get("duan_parity_scratchpad"), train_range=(1, 3), bins=((1, 3), (4, 6)))
     tiny = protocol.Preset("tiny", "a test", lambda t, v: protocol.Plan(
-        small, ModelConfig(1, 2, 32), TrainConfig(lr=3e-3, steps=300, warmup=20, eval_every=300, test_size=50)),
+        small, ModelConfig(1, 2, 32), TrainConfig(lr=3e-3, steps=150, warmup=20, eval_every=150, test_size=50)),
         seeds=1, count_threshold=0.0)
     monkeypatch.setitem(protocol.PRESETS, "tiny", tiny)
     return small, tiny
 
 
-def test_abc_calibrates_each_seed_from_the_sinusoidal_run_of_that_seed(tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def tiny_abc_runs(tmp_path_factory):
+    """The tiny preset's abc2 validation of parity, trained once for the tests below: its first
+    stage (the sinusoidal seed, then calibrated) and the abc2 seed, in a store that each test
+    copies before it uses it. Returns the store's folder and the validation."""
+    with pytest.MonkeyPatch.context() as patch:
+        _, tiny = _tiny_parity_preset(patch)
+        root = tmp_path_factory.mktemp("tiny-abc-runs")
+        store = Store(root)
+        result = validate("duan_parity_scratchpad", tiny, "abc2", store=store)
+        store.close()
+    return root, result
+
+
+def _copy_of(runs, to) -> Store:
+    root, _ = runs
+    return Store(shutil.copytree(root, to))
+
+
+def test_abc_calibrates_each_seed_from_the_sinusoidal_run_of_that_seed(tiny_abc_runs, tmp_path, monkeypatch):
     small, tiny = _tiny_parity_preset(monkeypatch)
-    store = Store(tmp_path)
-    result = validate("duan_parity_scratchpad", tiny, "abc2", store=store)
+    store = _copy_of(tiny_abc_runs, tmp_path / "runs")
+    _, result = tiny_abc_runs  # validate trained both stages into the store (the fixture)
     (first,) = [r for r in store.runs() if r.spec.variant == "sinusoidal"]
     (second,) = result.runs
     from validation.probe import Trained
@@ -306,7 +341,7 @@ def test_abc_calibrates_each_seed_from_the_sinusoidal_run_of_that_seed(tmp_path,
     assert validate("duan_parity_scratchpad", tiny, "abc2", store=store).runs == result.runs  # stored, not retrained
 
 
-def test_duan_experiment_reports_the_lines_abc_kept(tmp_path, monkeypatch):
+def test_duan_experiment_reports_the_lines_abc_kept(tiny_abc_runs, tmp_path, monkeypatch):
     from validation import arithmetic, arithmetic_report
 
     _tiny_parity_preset(monkeypatch)
@@ -314,7 +349,10 @@ def test_duan_experiment_reports_the_lines_abc_kept(tmp_path, monkeypatch):
     runs = (arithmetic.Run("duan_parity_scratchpad", "sinusoidal", arithmetic.FAILS),
             arithmetic.Run("duan_parity_scratchpad", "abc2", arithmetic.GENERALIZES))
     monkeypatch.setitem(arithmetic.EXPERIMENTS, "duan", dataclasses.replace(chosen, all_runs=runs, cpu_runs=None))
-    outcome = arithmetic.run("duan", preset="tiny", store=Store(tmp_path / "runs"), out=tmp_path / "out", probe_count=5)
+    # the experiment's two runs are the fixture's, already stored: it finds them, probes and reports
+    store = _copy_of(tiny_abc_runs, tmp_path / "runs")
+    outcome = arithmetic.run("duan", preset="tiny", store=store, out=tmp_path / "out", probe_count=5)
+    assert outcome.results[1].runs == tiny_abc_runs[1].runs  # found in the store, not trained again
     (kept,) = outcome.kept
     assert (kept.task, kept.variant, kept.seed, len(kept.cross_lines)) == ("duan_parity_scratchpad", "abc2", 0, 2)
     assert "## Calibrated attention biases" in outcome.report.read_text()

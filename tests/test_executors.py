@@ -29,6 +29,27 @@ def tiny(steps: int = 40) -> protocol.Preset:
         seeds=2, count_threshold=0.0)
 
 
+WORKER_NICENESS = 0
+"""The niceness of the test clusters' Ray workers. Ray's default, 15, lets a busy machine starve
+them: under `pytest -n 2` on 2 cores, with the other pytest worker training, a Ray worker took a
+minute to import torch and start its task (each attempt of a dying job starts a new worker). The
+sweeps do the same work at either niceness."""
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    """One local Ray of 2 CPUs for this module's sweeps in this process, started as
+    :meth:`RayExecutor.run` starts its own (but with workers at :data:`WORKER_NICENESS`): an
+    executor that finds Ray running uses it and leaves it running, so each sweep saves a start and a
+    stop (seconds each) and finds workers that have already imported torch. The sweeps run in
+    subprocesses start their own."""
+    ray = pytest.importorskip("ray", reason="Ray is an optional extra (pip install 'crasp-lengthgen[ray]')")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False,
+             _system_config={"worker_niceness": WORKER_NICENESS})
+    yield ray
+    ray.shutdown()
+
+
 def stored(root: Path) -> list[tuple]:
     return sorted((r.spec.task, r.spec.variant, r.spec.seed, r.accuracy, r.steps, r.history)
                   for r in Store(root).runs())
@@ -52,8 +73,7 @@ def test_without_ray_the_executor_says_how_to_install_it(monkeypatch):
         RayExecutor(cpus=0)
 
 
-def test_ray_and_sequential_sweeps_store_the_same_runs(tmp_path):
-    pytest.importorskip("ray", reason="Ray is an optional extra (pip install 'crasp-lengthgen[ray]')")
+def test_ray_and_sequential_sweeps_store_the_same_runs(tmp_path, local_ray):
     jobs = plan_jobs(PAIRS, tiny())
     alone = Sequential().run(jobs, Settings(str(tmp_path / "sequential"), tiny(), threads=1))
     lines: list[str] = []
@@ -66,8 +86,7 @@ def test_ray_and_sequential_sweeps_store_the_same_runs(tmp_path):
     assert again.done == 2 and stored(tmp_path / "ray") == runs
 
 
-def test_a_failing_job_is_reported_and_the_others_finish(tmp_path):
-    pytest.importorskip("ray", reason="Ray is an optional extra")
+def test_a_failing_job_is_reported_and_the_others_finish(tmp_path, local_ray):
     jobs = [Job("bin_majority", "ape"), Job("no_such_task", "ape")]
     tally = RayExecutor(local_cpus=2, retries=0).run(jobs, Settings(str(tmp_path / "runs"), tiny()))
     assert tally.done == 1 and [f.job.task for f in tally.failed] == ["no_such_task"]
@@ -91,8 +110,9 @@ SWEEP = textwrap.dedent("""
 
 
 def _sweep(store: Path, how: str) -> subprocess.Popen:
+    environment = {**os.environ, "RAY_worker_niceness": str(WORKER_NICENESS)}  # read by the Ray it starts
     return subprocess.Popen([sys.executable, "-c", SWEEP, str(store), how], cwd=ROOT, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=environment)
 
 
 def test_a_sweep_killed_mid_way_resumes_to_the_uninterrupted_store(tmp_path):
@@ -138,8 +158,7 @@ def test_the_command_line_names_the_executor(tmp_path, monkeypatch):
     assert main(["validate", "bin_majority", "--cpus-per-run", "0"], io.StringIO(), io.StringIO()) == 2
 
 
-def test_a_worker_that_dies_is_retried_then_reported(tmp_path):
-    pytest.importorskip("ray", reason="Ray is an optional extra")
+def test_a_worker_that_dies_is_retried_then_reported(tmp_path, local_ray):
     driver = os.getpid()
     fine = tiny()
     attempts = tmp_path / "attempts"

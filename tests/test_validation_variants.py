@@ -146,12 +146,24 @@ def test_aligned_encoding_reads_outputs_at_their_positions():
         encoding.collate([example, shorter])
 
 
-def test_relative_encoder_learns_small_aligned_addition():
+@pytest.fixture
+def one_thread():
+    """Torch on one thread: a second one speeds this small model up by nothing, and under
+    `pytest -n 2` on 2 cores, with the other worker busy, its parallel regions wait on a thread
+    that has no core (the training took several times longer, spinning)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_relative_encoder_learns_small_aligned_addition(one_thread):
     """End to end: an encoder with relative positions learns 2-digit aligned addition in seconds."""
     task = sabbaghi_tasks(width=2)[0]
     assert task.train_range == (1, 2) and task.bins == ((1, 2),)
+    # 900 steps: 0.975-1.0 for seeds 0-4 (0.92-0.97 after 600)
     group = SeedGroup(task, Variant.parse("rpe4"), ModelConfig(2, 4, 64, encoder=True),
-                      TrainConfig(lr=3e-3, steps=1200, warmup=50, eval_every=300, test_size=200), [0])
+                      TrainConfig(lr=3e-3, steps=900, warmup=50, eval_every=300, test_size=200), [0])
     (result,) = group.run()
     assert result.accuracy[0] >= 0.9
 

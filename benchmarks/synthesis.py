@@ -1,7 +1,7 @@
 """Program synthesis on every suite task that has a library program, beside a naive enumerator.
 
 For each task and variant (APE: C-RASP[periodic, local]; NoPE: plain C-RASP) with a library
-program: the library program's size (AST nodes, as crasp.synthesis.program_size counts them),
+program: the library program's size (AST nodes, as tasks.synthesis.program_size counts them),
 whether `synthesize` found a verified program within the budget, its size, the candidates it
 examined and its time (the whole search, verification included); then the same search without
 observational equivalence (every candidate kept: same grammar, same order, no class merging) under
@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import tasks  # noqa: E402
-from crasp.synthesis import SynthesisConfig, program_size, synthesize  # noqa: E402
+from tasks.synthesis import SynthesisConfig, program_size, synthesize  # noqa: E402
 
 
 def run_one(task, variant: str, seconds: float) -> dict:

@@ -1,4 +1,4 @@
-"""``crasp synthesize``: search for a task's C-RASP program (see :mod:`crasp.synthesis`)."""
+"""``crasp synthesize``: search for a task's C-RASP program (see :mod:`tasks.synthesis`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from crasp.arguments import SEED, integer, number
 
 
 def cmd_synthesize(args, out, err) -> int:
-    from crasp.synthesis import SynthesisConfig, synthesize
+    from tasks.synthesis import SynthesisConfig, synthesize
 
     from . import registry
     from .evidence.guard import guarded, watchdog

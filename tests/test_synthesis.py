@@ -1,4 +1,4 @@
-"""Program synthesis (crasp.synthesis): suite tasks, user tasks, NoPE mode, random programs, the command."""
+"""Program synthesis (tasks.synthesis): suite tasks, user tasks, NoPE mode, random programs, the command."""
 
 import io
 import itertools
@@ -17,7 +17,7 @@ from crasp.checker import check
 from crasp.cli import main
 from crasp.interpreter import run
 from crasp.strategies import programs
-from crasp.synthesis import (SynthesisConfig, SynthesisError, SynthesisResult, expr_size, program_size,
+from tasks.synthesis import (SynthesisConfig, SynthesisError, SynthesisResult, expr_size, program_size,
                              synthesize)
 from tasks.registry import BOS, Format, Task
 from tasks.verify import predictions, verify
@@ -215,10 +215,10 @@ def test_result_json():
 
 
 def test_the_batch_places_periodic_predicates_at_absolute_positions():
-    from crasp.synthesis import _Batch
+    from tasks.synthesis.evaluator import Batch
 
     example = tasks.get("aa_star").example(("a", "a"))
-    batch = _Batch([(example, 0), (example, 1)], (BOS, "a"), seed=0)
+    batch = Batch([(example, 0), (example, 1)], (BOS, "a"), seed=0)
     assert batch.local.tolist() == [1, 2, 3, 1, 2, 3]
     assert batch.periodic(2, [0]).tolist() == [False, True, False, True, False, True]
     counts = batch.count(batch.token("a")[None, :])
@@ -283,13 +283,13 @@ def test_command_errors():
 
 
 def test_search_space_is_widened_in_rounds():
-    from crasp.synthesis import _schedule
+    from tasks.synthesis.config import schedule
 
-    rounds = _schedule(SynthesisConfig())
+    rounds = schedule(SynthesisConfig())
     assert len(rounds) == 3 and rounds[-1][1] == 1.0
     first, last = rounds[0][0], rounds[-1][0]
     assert set(first.constants) < set(last.constants) and set(first.periods) < set(last.periods)
     assert max(map(max, last.guards)) == 4 and max(last.periods) == 6
-    plain = _schedule(SynthesisConfig(positions="nope"))
+    plain = schedule(SynthesisConfig(positions="nope"))
     assert all(not r.periods and not r.guards for r, _ in plain)
     assert np.isclose(sum(b - a for a, b in zip([0] + [e for _, e in rounds], [e for _, e in rounds])), 1.0)

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from tasks.predict import Prediction
 
     from crasp.ast import Program
-    from crasp.synthesis import SynthesisResult
+    from tasks.synthesis import SynthesisResult
 
 _SAMPLES = {
     "dyck1": ["( ( ) ( ) )", "( ) ) (", "( ( )"],
@@ -140,7 +140,7 @@ def new_tasks() -> NewTasks:
     from tasks.predict import predict
     from tasks.regular import from_regex, program_for, regex_task
 
-    from crasp.synthesis import SynthesisConfig, synthesize
+    from tasks.synthesis import SynthesisConfig, synthesize
 
     divisible = tasks.Task(
         name="demo_a_count_div3", family="user", format=tasks.Format.ACCEPT, symbols=("a", "b"), outputs=(),

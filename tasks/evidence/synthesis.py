@@ -1,4 +1,4 @@
-"""Evidence from a program found by synthesis (:func:`crasp.synthesis.synthesize`), verified like
+"""Evidence from a program found by synthesis (:func:`tasks.synthesis.synthesize`), verified like
 any other (Huang et al.'s Theorems 7 and 9).
 
 A search, so it runs only for a scheme still open after the cheaper sources, within what is left
@@ -33,7 +33,7 @@ reach past the smallest sizes (modular counting stops at the same size)."""
 
 
 def _search(evidence: Evidence, scheme: str, seconds: float) -> "programs.Checked | str":
-    from crasp.synthesis import SynthesisConfig, synthesize
+    from tasks.synthesis import SynthesisConfig, synthesize
 
     evidence.say(f"synthesizing a {scheme_named(scheme).program_kind} program (up to {seconds:.1f} s)")
     started = time.perf_counter()

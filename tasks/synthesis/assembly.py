@@ -1,0 +1,167 @@
+"""Programs from the search's derivations: sizes, AST expressions, shared definitions, the text."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from typing import Sequence, get_args
+
+from crasp import ast
+from crasp.parser import parse
+from crasp.printer import format_program
+
+from .examples import Output
+
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+# ---------------------------------------------------------------- sizes
+
+
+def expr_size(node: ast.Expr) -> int:
+    """AST nodes of an expression; a local guard counts one node, a reference one.
+
+    >>> from crasp.parser import parse
+    >>> expr_size(parse('A = #[i - j == 1] "a" >= 1').definitions[0].expr)
+    5
+    """
+    total = 0
+    for sub in ast.walk(node):
+        total += 1 + (isinstance(sub, ast.Count) and sub.guard is not None)
+    return total
+
+
+def program_size(program: ast.Program) -> int:
+    """AST nodes of every definition and output of ``program`` (names count one node each).
+
+    >>> from crasp import library
+    >>> program_size(library.load("dyck1"))
+    15
+    """
+    total = 0
+    for statement in program.statements:
+        if isinstance(statement, (ast.Definition, ast.Accept, ast.NextToken)):
+            total += expr_size(statement.expr)
+    return total
+
+
+# ---------------------------------------------------------------- programs
+
+
+class _Builder:
+    """AST expressions from derivations."""
+
+    def __init__(self, nodes: list[tuple]) -> None:
+        self.nodes = nodes
+        self.memo: dict[int, ast.Expr] = {}
+
+    def __call__(self, gid: int) -> ast.Expr:
+        found = self.memo.get(gid)
+        if found is None:
+            found = self.memo[gid] = self.build(self.nodes[gid])
+        return found
+
+    def build(self, node: tuple) -> ast.Expr:
+        tag = node[0]
+        if tag == "tok":
+            return ast.TokenIs(node[1])
+        if tag == "bool":
+            return ast.BoolConst(node[1])
+        if tag == "per":
+            return ast.Periodic(node[1], frozenset(node[2]))
+        if tag == "const":
+            return ast.Const(node[1])
+        if tag == "not":
+            return ast.Not(self(node[1]))
+        if tag == "count":
+            return ast.Count(self(node[1]))
+        if tag == "local":
+            offsets = node[1]
+            guard = ast.OffsetCompare("==", min(offsets)) if len(offsets) == 1 else ast.OffsetSet(offsets)
+            return ast.Count(self(node[2]), guard)
+        if tag == "scale":
+            return ast.Scale(node[1], self(node[2]))
+        if tag == "cmp":
+            left, right = self(node[2]), self(node[3])
+            if isinstance(left, ast.Const) and not isinstance(right, ast.Const):
+                return ast.Compare(_FLIP[node[1]], right, left)
+            return ast.Compare(node[1], left, right)
+        if tag in ("bcond", "ccond"):
+            return ast.Cond(self(node[2]), self(node[1]), self(node[3]))
+        left, right = self(node[1]), self(node[2])
+        if tag in ("add", "min", "max") and isinstance(left, ast.Const) and not isinstance(right, ast.Const):
+            left, right = right, left
+        kind = {"and": ast.And, "or": ast.Or, "add": ast.Add, "sub": ast.Sub, "min": ast.Min, "max": ast.Max}[tag]
+        return kind(left, right)
+
+
+_EXPR_TYPES = get_args(ast.Expr)
+
+
+def _replace(node: ast.Expr, target: ast.Expr, name: str) -> ast.Expr:
+    if node == target:
+        return ast.Ref(name)
+    changes = {}
+    for f in dataclasses.fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, _EXPR_TYPES):
+            replaced = _replace(value, target, name)
+            if replaced is not value:
+                changes[f.name] = replaced
+    return dataclasses.replace(node, **changes) if changes else node
+
+
+def _is_count(node: ast.Expr) -> bool:
+    if isinstance(node, ast.Cond):
+        return _is_count(node.then)
+    return isinstance(node, (ast.Count, ast.Const, ast.Add, ast.Sub, ast.Scale, ast.Min, ast.Max))
+
+
+def _share(outputs: list[tuple[str, ast.Expr]]) -> tuple[list[ast.Definition], list[tuple[str, ast.Expr]]]:
+    """Name every sub-expression (of 3 nodes or more) that occurs twice, largest first."""
+    definitions: list[ast.Definition] = []
+    numbers = {"B": 0, "C": 0}
+    while True:
+        seen: Counter = Counter()
+        for expr in [d.expr for d in definitions] + [e for _, e in outputs]:
+            for sub in ast.walk(expr):
+                if not isinstance(sub, ast.Ref) and expr_size(sub) >= 3:
+                    seen[sub] += 1
+        repeated = [sub for sub, n in seen.items() if n >= 2]
+        if not repeated:
+            return definitions, outputs
+        target = max(repeated, key=expr_size)
+        prefix = "C" if _is_count(target) else "B"
+        numbers[prefix] += 1
+        name = f"{prefix}{numbers[prefix]}"
+        definitions = [ast.Definition(name, target)] + [
+            ast.Definition(d.name, _replace(d.expr, target, name)) for d in definitions]
+        outputs = [(t, _replace(e, target, name)) for t, e in outputs]
+
+
+def assemble(task, outputs: list[Output], nodes: list[tuple], alphabet: Sequence[str]) -> ast.Program:
+    build = _Builder(nodes)
+    found = [(o.name, build(o.solution)) for o in outputs]
+    definitions, found = _share(found)
+    statements: list[ast.Statement] = []
+    mentioned = {n.token for _, e in found for n in ast.walk(e) if isinstance(n, ast.TokenIs)}
+    mentioned |= {n.token for d in definitions for n in ast.walk(d.expr) if isinstance(n, ast.TokenIs)}
+    is_accept = len(outputs) == 1 and outputs[0].name == "accept" and task.format.value == "accept"
+    if not is_accept:
+        mentioned |= {name for name, _ in found}
+    extra = [t for t in alphabet if t not in mentioned]
+    if extra:
+        statements.append(ast.Alphabet(frozenset(extra)))
+    statements.extend(definitions)
+    if is_accept:
+        statements.append(ast.Accept(found[0][1]))
+    else:
+        statements.extend(ast.NextToken(name, expr) for name, expr in found)
+    return ast.Program(tuple(statements), source=f"<synthesized for {task.name}>")
+
+
+def canonical(program: ast.Program) -> tuple[ast.Program, str]:
+    """The program as ``crasp fmt`` prints it, parsed back (so that it carries its text)."""
+    text = format_program(program)
+    parsed = parse(text, source=program.source)
+    return (parsed if parsed == program else program), text

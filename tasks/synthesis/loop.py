@@ -1,0 +1,115 @@
+"""The synthesis loop: rounds of widening ranges, each an enumeration on a batch; a program that
+matches goes to the verifier, and its counterexample joins the batch."""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+
+from crasp.checker import check
+
+from ..verify import verify
+from .assembly import assemble, canonical, program_size
+from .config import SynthesisConfig, SynthesisResult, schedule
+from .evaluator import Batch
+from .examples import alphabet_of, initial_examples, output_names, targets
+from .search import Search, Stats
+
+INITIAL_SHARE = 0.2
+"""The share of the time limit the search may spend enumerating its first inputs."""
+
+
+# ---------------------------------------------------------------- the loop
+
+
+def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
+               progress: Callable[[str], None] | None = None) -> SynthesisResult:
+    """Search for a C-RASP program of ``task`` (a :class:`tasks.registry.Task`) within ``config``.
+
+    Returns a :class:`SynthesisResult`; its ``program`` passed :func:`crasp.checker.check` and
+    :func:`tasks.verify.verify` (None when nothing was found within the budget: ``searched`` says
+    what was tried). ``progress`` receives a line at least every ``config.progress_every`` seconds.
+    """
+    started = time.perf_counter()
+    stats = Stats(started=started, last_report=started)
+    rng = np.random.default_rng(config.seed)
+    examples = initial_examples(task, config, rng, started + INITIAL_SHARE * config.time_limit)
+    rounds = schedule(config)
+    plain = config.plain
+    log: list[str] = []
+    counterexamples = 0
+    reached = 0
+    say = progress or (lambda line: None)
+
+    def searched(outcome: str) -> str:
+        batch = f"{len(examples)} inputs, {sum(len(e.tokens) for e, _ in examples)} positions"
+        return (f"expressions up to size {config.max_size} ({config.positions.upper()}); "
+                + "; ".join(log) + f"; batch {batch} ({counterexamples} counterexamples); "
+                f"{stats.candidates:,} candidates, {stats.classes:,} classes in "
+                f"{time.perf_counter() - started:.1f} s of {config.time_limit:g} s; {outcome}")
+
+    round_ = 0
+    while round_ < len(rounds):
+        ranges, share = rounds[round_]
+        deadline = started + config.time_limit * share
+        alphabet = alphabet_of(task, examples)
+        batch = Batch(examples, alphabet, config.seed + counterexamples)
+        outputs = targets(task, batch, output_names(task, examples))
+        label = f"round {round_ + 1}/{len(rounds)}"
+        say(f"{label}: {ranges.describe(plain)}; batch of {len(examples)} inputs ({batch.width} positions), "
+            f"{len(outputs)} output{'s' if len(outputs) > 1 else ''}")
+        search = Search(batch, outputs, ranges, config, stats, deadline, progress, label)
+        enumeration_started = time.perf_counter()
+        solved = search.run()
+        stats.enumerating += time.perf_counter() - enumeration_started
+        reached = max(reached, search.size)
+        done = f"complete to size {search.complete}" if search.complete else "no size complete"
+        if not solved and search.size > search.complete:
+            done += f", size {search.size} in part"
+        if search.full:
+            done += " (class store full: larger sizes partial)"
+        entry = f"round {round_ + 1} [{ranges.describe(plain)}]: {done}"
+        if not solved:
+            log.append(entry)
+            if search.timed_out and round_ == len(rounds) - 1:
+                break
+            round_ += 1
+            continue
+        program = assemble(task, outputs, search.nodes, alphabet)
+        checked = check(program)
+        if plain and not checked.info.plain:  # pragma: no cover - NoPE rounds have no positional leaves
+            raise AssertionError("a NoPE search produced a positional program")
+        report = verify(task, checked, exhaustive_budget=2000, samples=30, max_length=60,
+                        random_offsets=1, seed=config.seed + counterexamples)
+        if report.ok:
+            report = verify(task, checked, samples=config.verify_samples, max_length=config.verify_max_length,
+                            exhaustive_budget=config.verify_exhaustive, seed=config.seed)
+        if report.ok:
+            log.append(entry.replace(done, f"found at size {max(o.size for o in outputs)}"))
+            final, text = canonical(program)
+            say(f"{label}: found a program of size {program_size(final)}; verified")
+            return SynthesisResult(
+                program=final, size=program_size(final), candidates=stats.candidates, classes=stats.classes,
+                seconds=time.perf_counter() - started, max_size_reached=reached, checks=report.summary(),
+                searched=searched("found"), text=text, counterexamples=counterexamples,
+                enumeration_seconds=stats.enumerating,
+            )
+        bad = report.counterexample
+        key = (bad.example.tokens, bad.offset)
+        if any((e.tokens, o) == key for e, o in examples):  # pragma: no cover - the batch already agreed
+            raise AssertionError(f"the verifier's counterexample is already in the batch: {bad.describe()}")
+        examples.append((bad.example, bad.offset))
+        counterexamples += 1
+        say(f"{label}: counterexample {counterexamples} (length {len(bad.example.tokens)}, offset {bad.offset}); "
+            "restarting with it in the batch")
+        if time.perf_counter() > deadline:
+            log.append(entry)
+            round_ += 1
+    return SynthesisResult(
+        program=None, size=None, candidates=stats.candidates, classes=stats.classes,
+        seconds=time.perf_counter() - started, max_size_reached=reached,
+        checks="no program found, nothing verified", searched=searched("nothing found"),
+        counterexamples=counterexamples, enumeration_seconds=stats.enumerating,
+    )

@@ -5,7 +5,6 @@ their APE verdict from it and compile exactly, and nothing it does is a wrong ve
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import itertools
 
@@ -18,10 +17,10 @@ from crasp.checker import check
 from crasp.interpreter import run_in_chunks
 from limit_transformer import compile
 from limit_transformer.agreement import compare
-from tasks import catalogue, registry
+from tasks import registry
 from crasp.cli import main
 from tasks.predict import predict
-from tasks.regular import decide_nope, from_regex, languages
+from tasks.regular import from_regex, languages
 from tasks.regular.dfa import words
 from tasks.regular.positional import BOS, NOTHING, Limits, NotFound, build, product, search, trackers
 from tests.test_regular import regex_texts
@@ -254,52 +253,3 @@ def test_window_letters_only_where_they_occur():
     assert any(len(set(itertools.chain(out))) for out in found.edges)
 
 
-# ---------------------------------------------------------------- user tasks with positions
-
-
-@pytest.fixture(scope="module")
-def user_predictions():
-    from tests import positional_user_tasks as user
-
-    return {name: predict(user.TASKS[name]) for name in sorted(user.TRUTH)}
-
-
-def test_user_tasks_with_positions_are_never_wrong_and_mostly_decided(user_predictions):
-    """Accept, next-character-set and one-token tasks a user writes (tests/positional_user_tasks.py,
-    ground truth argued there), at the default budget: no wrong verdict, at least 90% decided."""
-    from tests import positional_user_tasks as user
-
-    decided = 0
-    for name, prediction in user_predictions.items():
-        for scheme, truth in zip(("ape", "nope"), user.TRUTH[name]):
-            verdict = prediction.verdict(scheme)
-            expected = "generalizes" if truth else "does not generalize"
-            assert verdict.verdict.value in (expected, "undetermined"), (name, scheme, verdict.headline)
-            decided += verdict.verdict.value != "undetermined"
-    assert len(user_predictions) >= 10 and decided >= 0.9 * 2 * len(user_predictions), decided
-
-
-def test_every_program_found_for_a_user_task_verifies_and_compiles_exactly(user_predictions, tmp_path):
-    from crasp.printer import format_program
-    from tests import positional_user_tasks as user
-
-    for name, prediction in user_predictions.items():
-        program = prediction.verdict("ape").program
-        if program is None:
-            continue
-        path = tmp_path / f"{name}.cr"
-        path.write_text(format_program(program))
-        task = user.TASKS[name]
-        registered = dataclasses.replace(task, name=f"{name}_verify")
-        catalogue.register(registered)
-        try:
-            status = main(["verify", registered.name, "--program", str(path), "--samples", "20"],
-                          io.StringIO(), io.StringIO())
-        finally:
-            catalogue._REGISTRY.pop(registered.name, None)
-        assert status == 0, name
-        checked = check(program)
-        rng = np.random.default_rng(5)
-        examples = [task.sample(int(n), rng) for n in rng.integers(max(task.min_length, 1), 40, size=6)]
-        report = compare(compile(checked), checked, [list(e.tokens) for e in examples], [e.offset for e in examples])
-        assert report.ok, (name, report.summary())

@@ -65,8 +65,10 @@ def test_finds_programs_for_small_suite_tasks(name):
     task = tasks.get(name)
     result = found(task, time_limit=30)
     library = program_size(task.program("ape"))
-    # sizes (library): tomita_1 7 (7), aa_star 6 (30), bin_majority 16 (16), tomita_7 21 (28)
-    assert result.size <= library + 4
+    # sizes (library): tomita_1 7 (7), aa_star 6 (30), bin_majority 26 (16), tomita_7 21 (28). The
+    # seq2seq atoms count the input's symbols before the separator (In_0 = #("0" && !Seen), with
+    # Seen = #"<sep>" >= 1): 10 nodes more than the library's #"0" and #"1".
+    assert result.size <= library + (10 if task.format.value == "seq2seq" else 4)
     assert "PASS" in result.checks and "counterexamples" in result.searched
 
 

@@ -10,6 +10,7 @@ from crasp import ast
 from crasp.parser import parse
 from crasp.printer import format_program
 
+from .atoms import Atom
 from .examples import Output
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
@@ -51,8 +52,9 @@ def program_size(program: ast.Program) -> int:
 class _Builder:
     """AST expressions from derivations."""
 
-    def __init__(self, nodes: list[tuple]) -> None:
+    def __init__(self, nodes: list[tuple], atoms: Sequence[Atom] = ()) -> None:
         self.nodes = nodes
+        self.atoms = atoms
         self.memo: dict[int, ast.Expr] = {}
 
     def __call__(self, gid: int) -> ast.Expr:
@@ -71,6 +73,8 @@ class _Builder:
             return ast.Periodic(node[1], frozenset(node[2]))
         if tag == "const":
             return ast.Const(node[1])
+        if tag == "atom":
+            return self.atoms[node[1]].expr
         if tag == "not":
             return ast.Not(self(node[1]))
         if tag == "count":
@@ -139,14 +143,40 @@ def _share(outputs: list[tuple[str, ast.Expr]]) -> tuple[list[ast.Definition], l
         outputs = [(t, _replace(e, target, name)) for t, e in outputs]
 
 
-def assemble(task, outputs: list[Output], nodes: list[tuple], alphabet: Sequence[str]) -> ast.Program:
-    build = _Builder(nodes)
-    found = [(o.name, build(o.solution)) for o in outputs]
+def expressions(outputs: Sequence[Output], nodes: list[tuple], atoms: Sequence[Atom]) -> list[tuple[str, ast.Expr]]:
+    """Each solved output's expression (atoms written out in full)."""
+    build = _Builder(nodes, atoms)
+    return [(o.name, build(o.solution)) for o in outputs]
+
+
+def _name_atoms(found: list[tuple[str, ast.Expr]], atoms: Sequence[Atom]
+                ) -> tuple[list[ast.Definition], list[tuple[str, ast.Expr]]]:
+    """A definition for each named atom of more than a token count that the outputs use."""
+    named: list[ast.Definition] = []
+    for atom in reversed(atoms):  # an atom may contain earlier ones, never later ones
+        if not atom.name.isidentifier() or expr_size(atom.expr) <= 2:
+            continue
+        used = any(sub == atom.expr for _, e in found for sub in ast.walk(e))
+        used = used or any(sub == atom.expr for d in named for sub in ast.walk(d.expr))
+        if used:
+            found = [(t, _replace(e, atom.expr, atom.name)) for t, e in found]
+            named = [ast.Definition(atom.name, atom.expr)] + [
+                ast.Definition(d.name, _replace(d.expr, atom.expr, atom.name)) for d in named]
+    return named, found
+
+
+def assemble(task, found: list[tuple[str, ast.Expr]], alphabet: Sequence[str], atoms: Sequence[Atom] = ()
+             ) -> ast.Program:
+    """The program of the outputs' expressions ``found``: named atoms and repeated
+    sub-expressions become definitions; tokens of ``alphabet`` the program does not mention are
+    declared."""
+    named, found = _name_atoms(found, atoms)
     definitions, found = _share(found)
+    definitions = named + definitions
     statements: list[ast.Statement] = []
     mentioned = {n.token for _, e in found for n in ast.walk(e) if isinstance(n, ast.TokenIs)}
     mentioned |= {n.token for d in definitions for n in ast.walk(d.expr) if isinstance(n, ast.TokenIs)}
-    is_accept = len(outputs) == 1 and outputs[0].name == "accept" and task.format.value == "accept"
+    is_accept = len(found) == 1 and found[0][0] == "accept" and task.format.value == "accept"
     if not is_accept:
         mentioned |= {name for name, _ in found}
     extra = [t for t in alphabet if t not in mentioned]

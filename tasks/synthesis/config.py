@@ -35,6 +35,10 @@ class SynthesisConfig:
     ``verify_exhaustive`` (the exhaustive budget), ``verify_samples`` and ``verify_max_length``
     are the final verification's (see :func:`tasks.verify.verify`). ``equivalence=False`` keeps
     every candidate instead of one per class: the naive enumerator, for comparison.
+    ``format_atoms`` starts the enumeration from the atoms of the task's format
+    (:mod:`tasks.synthesis.atoms`) as single leaves; ``output_by_output`` stops a search at the
+    first output it finds and searches the others with it among the atoms (the last output of a
+    seq2seq task then being "none of the others").
     """
 
     max_size: int = 12
@@ -62,6 +66,8 @@ class SynthesisConfig:
     verify_max_length: int = 500
     seed: int = 0
     equivalence: bool = True
+    format_atoms: bool = True
+    output_by_output: bool = True
 
     @property
     def plain(self) -> bool:

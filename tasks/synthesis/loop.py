@@ -8,13 +8,15 @@ from typing import Callable
 
 import numpy as np
 
+from crasp import ast
 from crasp.checker import check
 
 from ..verify import verify
-from .assembly import assemble, canonical, program_size
+from .assembly import assemble, canonical, expressions, program_size
+from .atoms import complement_atom, evaluate, format_atoms, found_atom
 from .config import SynthesisConfig, SynthesisResult, schedule
 from .evaluator import Batch
-from .examples import alphabet_of, initial_examples, output_names, targets
+from .examples import alphabet_of, format_of, initial_examples, output_names, targets
 from .search import Search, Stats
 
 INITIAL_SHARE = 0.2
@@ -41,6 +43,7 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
     log: list[str] = []
     counterexamples = 0
     reached = 0
+    sizes: dict[str, int] = {}  # the search size at which each output in ``found`` matched
     say = progress or (lambda line: None)
 
     def searched(outcome: str) -> str:
@@ -50,6 +53,9 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
                 f"{stats.candidates:,} candidates, {stats.classes:,} classes in "
                 f"{time.perf_counter() - started:.1f} s of {config.time_limit:g} s; {outcome}")
 
+    base_atoms = format_atoms(task) if config.format_atoms else ()
+    exclusive = format_of(task) == "seq2seq"  # exactly one output holds where one is checked
+    found: dict[str, ast.Expr] = {}  # outputs matched on the batch, by earlier searches of this batch
     round_ = 0
     while round_ < len(rounds):
         ranges, share = rounds[round_]
@@ -57,14 +63,26 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
         alphabet = alphabet_of(task, examples)
         batch = Batch(examples, alphabet, config.seed + counterexamples)
         outputs = targets(task, batch, output_names(task, examples))
+        still = [o for o in outputs if o.name not in found]
+        atoms = [*base_atoms, *(found_atom(name, expr) for name, expr in found.items())]
+        if exclusive and found and len(still) == 1:
+            atoms.append(complement_atom(list(found.values())))
         label = f"round {round_ + 1}/{len(rounds)}"
         say(f"{label}: {ranges.describe(plain)}; batch of {len(examples)} inputs ({batch.width} positions), "
-            f"{len(outputs)} output{'s' if len(outputs) > 1 else ''}")
-        search = Search(batch, outputs, ranges, config, stats, deadline, progress, label)
+            f"{len(still)} output{'s' if len(still) > 1 else ''} to find, {len(atoms)} atoms")
+        search = Search(batch, still, ranges, config, stats, deadline, progress, label,
+                        atoms=list(zip(atoms, evaluate(atoms, batch))))
         enumeration_started = time.perf_counter()
-        solved = search.run()
+        solved = search.run(one_at_a_time=config.output_by_output and len(still) > 1)
         stats.enumerating += time.perf_counter() - enumeration_started
         reached = max(reached, search.size)
+        for name, expr in expressions([o for o in still if o.solution is not None], search.nodes, atoms):
+            found[name] = expr
+            sizes[name] = next(o.size for o in still if o.name == name)
+        if search.progressed:
+            say(f"{label}: found next {', '.join(repr(o.name) for o in still if o.solution is not None)}; "
+                "searching the others with it among the atoms")
+            continue
         done = f"complete to size {search.complete}" if search.complete else "no size complete"
         if not solved and search.size > search.complete:
             done += f", size {search.size} in part"
@@ -77,7 +95,7 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
                 break
             round_ += 1
             continue
-        program = assemble(task, outputs, search.nodes, alphabet)
+        program = assemble(task, [(o.name, found[o.name]) for o in outputs], alphabet, atoms)
         checked = check(program)
         if plain and not checked.info.plain:  # pragma: no cover - NoPE rounds have no positional leaves
             raise AssertionError("a NoPE search produced a positional program")
@@ -87,7 +105,7 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
             report = verify(task, checked, samples=config.verify_samples, max_length=config.verify_max_length,
                             exhaustive_budget=config.verify_exhaustive, seed=config.seed)
         if report.ok:
-            log.append(entry.replace(done, f"found at size {max(o.size for o in outputs)}"))
+            log.append(entry.replace(done, f"found at size {max(sizes.values())}"))
             final, text = canonical(program)
             say(f"{label}: found a program of size {program_size(final)}; verified")
             return SynthesisResult(
@@ -102,6 +120,8 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
             raise AssertionError(f"the verifier's counterexample is already in the batch: {bad.describe()}")
         examples.append((bad.example, bad.offset))
         counterexamples += 1
+        found.clear()
+        sizes.clear()
         say(f"{label}: counterexample {counterexamples} (length {len(bad.example.tokens)}, offset {bad.offset}); "
             "restarting with it in the batch")
         if time.perf_counter() > deadline:

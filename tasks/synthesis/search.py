@@ -5,12 +5,13 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
 from .config import Ranges, SynthesisConfig
 from .evaluator import BOOL, COUNT, Batch, row_keys
+from .atoms import Atom
 from .examples import Output
 
 
@@ -54,8 +55,13 @@ class Search:
     """
 
     def __init__(self, batch: Batch, outputs: list[Output], ranges: Ranges, config: SynthesisConfig,
-                 stats: Stats, deadline: float, progress: Callable[[str], None] | None, label: str) -> None:
+                 stats: Stats, deadline: float, progress: Callable[[str], None] | None, label: str,
+                 atoms: Sequence[tuple[Atom, np.ndarray]] = ()) -> None:
         self.batch = batch
+        self.atoms = [atom for atom, _ in atoms]
+        self.atom_values = [values for _, values in atoms]
+        # Two counts of size 1 are worth comparing or adding only when some are atoms (not constants).
+        self.count_atoms = any(atom.sort == COUNT for atom in self.atoms)
         self.outputs = outputs
         self.ranges = ranges
         self.config = config
@@ -94,6 +100,7 @@ class Search:
         self.complete = 0
         self.classes = 0
         self.timed_out = False
+        self.progressed = False
 
     # ------------------------------------------------------------ storage modes
 
@@ -107,15 +114,21 @@ class Search:
 
     # ------------------------------------------------------------ driving
 
-    def run(self) -> bool:
-        """Enumerate sizes 1..max_size; True once every output has a solution."""
+    def run(self, one_at_a_time: bool = False) -> bool:
+        """Enumerate sizes 1..max_size; True once every output has a solution. With
+        ``one_at_a_time``, stop as soon as some output has one (``self.progressed``), so that it can
+        join the atoms of the search for the others."""
         for size in range(1, self.config.max_size + 1):
             self.size = size
             first = {key: arena[2] for key, arena in self.arenas.items()}
             for sort, values, spec, keep, bounded in self.candidates(size):
                 self.admit(sort, size, values, spec, keep, bounded)
-                if all(o.solution is not None for o in self.outputs):
+                solved = sum(o.solution is not None for o in self.outputs)
+                if solved == len(self.outputs):
                     return True
+                if one_at_a_time and solved:
+                    self.progressed = True
+                    return False
                 now = time.perf_counter()
                 if now > self.deadline:
                     self.timed_out = True
@@ -191,7 +204,8 @@ class Search:
         self.stats.classes += len(rows)
         if sort == COUNT and size == 1:
             for gid, node in zip(ids.tolist(), self.nodes[-len(rows):]):
-                self.const_ids[node[1]] = gid
+                if node[0] == "const":
+                    self.const_ids[node[1]] = gid
         arena = self.arenas[sort, full]
         chosen = None
         if not self.full and self.memory + len(rows) * arena[3] <= self.config.max_memory:
@@ -300,6 +314,8 @@ class Search:
             for modulus in self.ranges.periods:
                 for residues in _residue_sets(modulus):
                     leaves.append((("per", modulus, residues), batch.periodic(modulus, residues)))
+            leaves += [(("atom", k), v) for k, (atom, v) in enumerate(zip(self.atoms, self.atom_values))
+                       if atom.sort == BOOL]
             yield from self.leaves(BOOL, leaves)
             return
         full = self.mode(BOOL, size) == "full"
@@ -314,7 +330,7 @@ class Search:
                 yield from self.pairs(BOOL, ("or",), a, b, np.logical_or, left == right, strict=True)
         for left in range(1, (size - 1) // 2 + 1):
             right = size - 1 - left
-            if left == right == 1:
+            if left == right == 1 and not self.count_atoms:
                 continue
             a, b = self.group(COUNT, left, full), self.group(COUNT, right, full)
             if a is not None and b is not None:
@@ -327,6 +343,9 @@ class Search:
         if size == 1:
             leaves = [(("const", k), np.full(batch.width, k, dtype=self.count_type))
                       for k in self.ranges.constants]
+            leaves += [(("atom", k), v.astype(self.count_type)) for k, (atom, v) in
+                       enumerate(zip(self.atoms, self.atom_values))
+                       if atom.sort == COUNT and np.abs(v).max(initial=0) <= self.limit]
             yield from self.leaves(COUNT, leaves)
             return
         full = self.mode(COUNT, size) == "full"
@@ -346,7 +365,7 @@ class Search:
                                       lambda v, g=guard: restrict(batch.local_count(v, g, self.count_type)))
         for left in range(1, (size - 1) // 2 + 1):
             right = size - 1 - left
-            if left == right == 1:
+            if left == right == 1 and not self.count_atoms:
                 continue
             a, b = self.group(COUNT, left, full), self.group(COUNT, right, full)
             if a is not None and b is not None:
@@ -354,7 +373,7 @@ class Search:
                                       bounded=False)
         for left in range(1, size - 1):
             right = size - 1 - left
-            if left == right == 1:
+            if left == right == 1 and not self.count_atoms:
                 continue
             a, b = self.group(COUNT, left, full), self.group(COUNT, right, full)
             if a is not None and b is not None:
@@ -369,7 +388,7 @@ class Search:
         for tag, fn in (("min", np.minimum), ("max", np.maximum)):
             for left in range(1, (size - 1) // 2 + 1):
                 right = size - 1 - left
-                if left == right == 1:
+                if left == right == 1 and not self.count_atoms:
                     continue
                 a, b = self.group(COUNT, left, full), self.group(COUNT, right, full)
                 if a is not None and b is not None:

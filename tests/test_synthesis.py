@@ -3,6 +3,7 @@
 import io
 import itertools
 import json
+import re
 import sys
 import textwrap
 import time
@@ -10,6 +11,7 @@ import time
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 import crasp
 import tasks
@@ -19,7 +21,7 @@ from crasp.interpreter import run
 from crasp.strategies import programs
 from tasks.synthesis import (SynthesisConfig, SynthesisError, SynthesisResult, expr_size, program_size,
                              synthesize)
-from tasks.registry import BOS, Format, Task
+from tasks.registry import BOS, Example, Format, Task
 from tasks.verify import predictions, verify
 
 QUICK_VERIFY = dict(verify_exhaustive=2000, verify_samples=50, verify_max_length=120)
@@ -295,3 +297,78 @@ def test_search_space_is_widened_in_rounds():
     plain = schedule(SynthesisConfig(positions="nope"))
     assert all(not r.periods and not r.guards for r, _ in plain)
     assert np.isclose(sum(b - a for a, b in zip([0] + [e for _, e in rounds], [e for _, e in rounds])), 1.0)
+
+
+# ---------------------------------------------------------------- atoms and output by output
+
+
+def seq2seq_task(name, reference, symbols=("a", "b"), outputs=None):
+    """A user's seq2seq task (not registered)."""
+    return Task(name=name, family="user", format=Format.SEQ2SEQ, symbols=tuple(symbols),
+                outputs=tuple(outputs or symbols),
+                sample_input=lambda n, rng: tuple(rng.choice(list(symbols), size=n)),
+                answer=lambda x: tuple(reference(x)), valid=lambda x: True, train_range=(1, 20),
+                bins=((1, 20), (21, 40)), min_length=1)
+
+
+def atom_reference(atom_name, tokens, k, separator="<sep>"):
+    """The atom's value at position k + 1 (0-based k), from its definition in words."""
+    prefix = tokens[: k + 1]
+    seen = separator in prefix
+    if atom_name == "Seen":
+        return seen
+    if atom_name == "Steps":
+        return len(prefix) - tokens.index(separator) if seen else 0
+    before = prefix[: prefix.index(separator)] if seen else prefix
+    after = prefix[prefix.index(separator):] if seen else ()
+    if atom_name == "Length":
+        return sum(t not in ("<bos>", separator) for t in before)
+    kind, symbol = atom_name.split("_", 1)
+    return (before if kind == "In" else after).count(symbol)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from("abc"), min_size=1, max_size=9), st.lists(st.sampled_from("ab1"), max_size=6),
+       st.integers(0, 30))
+def test_format_atoms_are_what_they_say(x, y, offset):
+    from tasks.synthesis.atoms import evaluate, format_atoms
+    from tasks.synthesis.evaluator import Batch
+
+    task = seq2seq_task("atoms", sorted, symbols=("a", "b", "c"), outputs=("a", "b", "1"))
+    atoms = format_atoms(task)
+    assert [a.name for a in atoms] == ["Seen", "Steps", "Length", "In_a", "In_b", "In_c", "Out_a", "Out_b", "Out_1"]
+    tokens = ("<bos>", *x, "<sep>", *y)
+    example = Example(tokens, (), (), len(x))
+    batch = Batch([(example, offset)], task.alphabet, seed=0)
+    for atom, values in zip(atoms, evaluate(atoms, batch)):
+        assert values.tolist() == [atom_reference(atom.name, tokens, k) for k in range(len(tokens))], atom.name
+
+
+def test_only_seq2seq_tasks_with_a_separator_get_format_atoms():
+    from tasks.synthesis.atoms import format_atoms
+
+    assert format_atoms(tasks.get("tomita_1")) == ()
+    assert format_atoms(accept_task("more_a", USER_TASKS["more_a_than_b"])) == ()
+    assert format_atoms(tasks.get("xu_addition")) == ()  # no separator
+    assert [a.name for a in format_atoms(tasks.get("sort"))] == ["Seen", "Steps", "Length"]  # 150 symbols
+
+
+def test_a_sort_over_three_symbols_from_the_atoms_and_the_complement():
+    task = seq2seq_task("sort3", sorted, symbols=("a", "b", "c"))
+    result = found(task, time_limit=60, **QUICK_VERIFY)
+    assert result.text.startswith(("Seen = ", 'alphabet {"<bos>"}\nSeen = ')) and "In_a" in result.text
+    assert re.search(r'^next "[^"]+" = !\(', result.text, re.M)  # the last found: "none of the others"
+    assert check(result.program).info.plain
+    lines = []
+    synthesize(task, SynthesisConfig(time_limit=60, **QUICK_VERIFY), progress=lines.append)
+    assert 1 <= sum("searching the others with it among the atoms" in line for line in lines) <= 3
+
+
+def test_without_atoms_and_one_output_at_a_time_the_search_is_the_earlier_one():
+    """Both switches off: every output is searched at once from the plain leaves (what the
+    benchmark compares with), and the programs found are still verified ones."""
+    task = seq2seq_task("keep_a", lambda x: [t for t in x if t == "a"])
+    plain = found(task, time_limit=60, format_atoms=False, output_by_output=False, **QUICK_VERIFY)
+    assert "Seen" not in plain.text and "In_a" not in plain.text
+    seeded = found(task, time_limit=60, **QUICK_VERIFY)
+    assert "In_a" in seeded.text

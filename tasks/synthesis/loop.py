@@ -69,7 +69,7 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
             atoms.append(complement_atom(list(found.values())))
         label = f"round {round_ + 1}/{len(rounds)}"
         say(f"{label}: {ranges.describe(plain)}; batch of {len(examples)} inputs ({batch.width} positions), "
-            f"{len(still)} output{'s' if len(still) > 1 else ''} to find, {len(atoms)} atoms")
+            f"{len(still)} output{'s' if len(still) > 1 else ''} to find, {len(atoms)} atom{'s' if len(atoms) != 1 else ''}")
         search = Search(batch, still, ranges, config, stats, deadline, progress, label,
                         atoms=list(zip(atoms, evaluate(atoms, batch))))
         enumeration_started = time.perf_counter()

@@ -511,7 +511,7 @@ def test_the_outcome_rule_reads_the_papers_labels_from_its_numbers():
 
 def test_report_tables_plots_and_agreement(tmp_path):
     store = Store(tmp_path / "runs")
-    spec = RunSpec("bin_majority", "ape", TINY, QUICK, 0, "tiny")
+    spec = RunSpec("bin_majority", "ape", TINY, dataclasses.replace(QUICK, test_size=2000), 0, "tiny")
     model = GPT(TINY, vocab_size=6, n_positions=154, variant="ape")
     weights = {n: p.detach() for n, p in model.named_parameters()}
     store.record(spec, (1.0, 0.99, 0.97), 6, 1.0, True, [(6, (1.0, 0.99, 0.97))], weights)
@@ -520,15 +520,53 @@ def test_report_tables_plots_and_agreement(tmp_path):
     table = report.rows(store)
     majority, copy = table
     assert majority.mean == pytest.approx((1.0, 0.97, 0.95)) and majority.spread[1] == pytest.approx(0.02)
-    assert majority.predicted == "generalizes" and majority.agreement == "yes"
+    # Two seeds that differ by 0.04: the t interval (1 degree of freedom) of bin 3 reaches below 0.8.
+    assert majority.intervals[2].low < 0.8 and majority.observed is report.Outcome.INCONCLUSIVE
+    assert majority.agreement == "inconclusive: an interval straddles a threshold"
+    assert majority.seeds == ((1.0, 0.99, 0.97), (1.0, 0.95, 0.93)) and majority.examples == 2000
     assert copy.predicted == "does not generalize" and copy.observed is report.Outcome.KEPT
-    assert copy.agreement == "no"
+    assert copy.agreement == "no" and copy.intervals[2].text() == "0.850 [0.834, 0.865]"
+    for seed, accuracy in zip(range(2, 5), [(1.0, 0.97, 0.95), (1.0, 0.96, 0.96), (1.0, 0.98, 0.94)]):
+        store.record(dataclasses.replace(spec, seed=seed), accuracy, 6, 1.0, True, [], weights)
+    majority, copy = table = report.rows(store)
+    assert majority.counted == 5 and majority.intervals[2].low > 0.9
+    assert majority.predicted == "generalizes" and majority.agreement == "yes"
     assert (majority.task, majority.variant, majority.preset, majority.model, majority.counted, majority.runs) == \
-        ("bin_majority", "ape", "tiny", "1l1h16d", 2, 2)
+        ("bin_majority", "ape", "tiny", "1l1h16d", 5, 5)
     assert report.agreement(table) == report.Agreement(rows=1, of_rows=2, tasks=1, of_tasks=2)
     path = report.write(store, tmp_path / "out")
-    assert path.read_text().startswith("# Length generalization")
+    text = path.read_text()
+    assert text.startswith("# Length generalization") and report.RULE in text
+    assert "1.000 / 0.990 / 0.970; 1.000 / 0.950 / 0.930;" in text and "0.950 [0.9" in text
     assert (tmp_path / "out" / "bin_majority.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_outcomes_on_synthetic_stores_where_the_answer_is_known(tmp_path):
+    """Rows whose seeds were drawn around known accuracies: clear rows get their outcome, a row
+    whose longest bin sits on the collapse threshold and one whose training bin sits on the
+    learning threshold are inconclusive, however many seeds."""
+    rng = np.random.default_rng(3)
+    store = Store(tmp_path / "runs")
+    weights = {n: p.detach() for n, p in GPT(TINY, vocab_size=6, n_positions=154, variant="ape").named_parameters()}
+    truths = {16: ((1.0, 0.97, 0.93), report.Outcome.KEPT), 17: ((1.0, 0.3, 0.05), report.Outcome.COLLAPSED),
+              18: ((1.0, 0.75, 0.7), report.Outcome.INCONCLUSIVE), 19: ((0.9, 0.9, 0.9), report.Outcome.INCONCLUSIVE),
+              20: ((1.0, 0.76, 0.76), report.Outcome.BETWEEN), 21: ((0.4, 0.3, 0.2), report.Outcome.NOT_LEARNED)}
+    examples = 400
+    for width, (truth, _) in truths.items():
+        spec = RunSpec("bin_majority", "ape", ModelConfig(1, 1, width), dataclasses.replace(QUICK, test_size=examples),
+                       0, "tiny")
+        for seed in range(5):
+            drawn = tuple(float(v) for v in rng.binomial(examples, truth) / examples)
+            if width == 18:  # on the threshold exactly, up to a small spread
+                drawn = (1.0, drawn[1], 0.7 + (seed - 2) * 0.005)
+            if width == 19:
+                drawn = (0.9 + (seed - 2) * 0.005, *drawn[1:])
+            store.record(dataclasses.replace(spec, seed=seed), drawn, 6, 1.0, True, [], weights)
+    for row in report.rows(store):
+        width = int(row.model[len("1l1h"):-1])
+        assert row.observed is truths[width][1], (width, row.intervals)
+        if row.observed is report.Outcome.INCONCLUSIVE:
+            assert row.agreement.startswith("inconclusive")
 
 
 def test_report_reads_xu_runs_on_their_training_bin(tmp_path):
@@ -536,7 +574,8 @@ def test_report_reads_xu_runs_on_their_training_bin(tmp_path):
     a run kept above but not below is not kept."""
     store = Store(tmp_path / "runs")
     task = protocol.trained_on(registry.get("xu_addition"), 3)
-    spec = RunSpec(task.name, "ape", TINY, QUICK, 0, "cpu", task.train_range, task.bins)
+    spec = RunSpec(task.name, "ape", TINY, dataclasses.replace(QUICK, test_size=2000), 0, "cpu", task.train_range,
+                   task.bins)
     weights = {n: p.detach() for n, p in GPT(TINY, vocab_size=6, n_positions=8, variant="ape").named_parameters()}
     Outcome = report.Outcome
     for seed, (accuracy, expected) in enumerate([((0.2, 1.0, 0.0, 0.0), Outcome.COLLAPSED),
@@ -564,7 +603,7 @@ def test_crasp_validate_and_report_on_the_command_line(tmp_path):
     assert "bin_majority ape 1l1h16d seed 0: 1.000" in out.getvalue()
     out = io.StringIO()
     assert main(["report", "--store", store, "--out", folder], out, err) == 0
-    assert "| bin_majority | ape | cpu | 1l1h16d | 1/1 | generalizes |" in out.getvalue()
+    assert "| bin_majority | ape | cpu | 1l1h16d | 1/1 | 400 | generalizes |" in out.getvalue()
     assert (tmp_path / "report" / "bin_majority.png").is_file()
     err = io.StringIO()
     assert main(["report", "--store", str(tmp_path / "nowhere")], io.StringIO(), err) == 1

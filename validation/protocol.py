@@ -26,6 +26,7 @@ from tasks.alignment import leading_operand_width
 from tasks.arithmetic import sabbaghi_tasks, xu_bins
 from tasks.registry import Task
 
+from . import statistics
 from .config import ModelConfig, RunSpec, TrainConfig, ValidationError, Variant
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ the first two bins is kept."""
 FORMAL_GRID = tuple(ModelConfig(l, h, d) for l, h, d in itertools.product((1, 2, 4), (1, 2, 4), (32, 64)))
 """The formal-language suite's model grid (lr 1e-5)."""
 
-LEARNED = 0.9
+LEARNED = statistics.LEARNED
 """Accuracy on the training bin (:attr:`tasks.registry.Task.training_bin`, the first bin for every
 task but Xu et al.'s) from which a run has learned the task: the report's outcome threshold, and
 what a seed needs to count under the cpu preset."""

@@ -1,12 +1,15 @@
 """Predicted versus observed versus published: one row per task, variant and model in the store.
 
-Observed accuracy per bin is the mean (and spread) over the counted seeds. Its *outcome* is read
-with fixed thresholds: learned when the training bin (the first, but for Xu et al.'s tasks, whose
-shorter lengths are a bin of their own) reaches :data:`LEARNED`; then *kept* when every other bin
-stays at or above :data:`KEPT`, *collapsed* when the longest falls to :data:`COLLAPSED` or below,
-else *in between*. The same rule read on the paper's published numbers gives the paper's
-own labels for all 24 algorithmic rows (tested), so it is the paper's finding, not ours, that it
-encodes.
+Each length bin's accuracy is a proportion of the run's test inputs for that bin: every seed's
+value gets a Wilson interval, and the mean over the counted seeds a t interval over the seeds
+(never narrower than the Wilson interval of their inputs pooled; :mod:`validation.statistics`).
+The row's *outcome* is decided from those intervals against fixed thresholds: learned when the
+training bin (the first, but for Xu et al.'s tasks, whose shorter lengths are a bin of their own)
+is entirely at or above :data:`LEARNED`; then *kept* when every other bin is entirely at or above
+:data:`KEPT`, *collapsed* when the longest is entirely at or below :data:`COLLAPSED`, *in between*
+when neither can be; a bin whose interval straddles a threshold makes the row *inconclusive*.
+The same rule read on the paper's published numbers (points: the papers do not give intervals)
+gives the paper's own labels for all 24 algorithmic rows (tested).
 
 >>> outcome((1.0, 0.97, 0.85)), outcome((1.0, 0.26, 0.0)), outcome((0.5, 0.5, 0.5))
 (<Outcome.KEPT: 'kept'>, <Outcome.COLLAPSED: 'collapsed'>, <Outcome.NOT_LEARNED: 'not learned'>)
@@ -15,7 +18,6 @@ encodes.
 from __future__ import annotations
 
 import dataclasses
-import enum
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass
@@ -25,33 +27,19 @@ from typing import Iterable, Sequence
 from tasks import registry
 
 from .config import RunSpec, Variant
-from .protocol import LEARNED, PRESETS
+from .protocol import PRESETS
+from .statistics import COLLAPSED, CONFIDENCE, KEPT, LEARNED, Interval, Outcome, decide, mean_interval, point
 from .store import InProgress, Problem, Store, StoredRun
-
-KEPT = 0.8
-COLLAPSED = 0.7
-
-
-class Outcome(enum.Enum):
-    KEPT = "kept"
-    COLLAPSED = "collapsed"
-    BETWEEN = "in between"
-    NOT_LEARNED = "not learned"
 
 
 def outcome(accuracy: Sequence[float], trained: int = 0) -> Outcome:
-    """How accuracy per bin behaves outside the training bin (index ``trained``).
+    """The outcome of accuracies per bin known without an interval (published numbers), by the
+    rule of :func:`validation.statistics.decide` (index ``trained``: the training bin).
 
     >>> outcome((0.3, 1.0, 0.9), trained=1), outcome((0.3, 1.0, 0.1), trained=1)
     (<Outcome.BETWEEN: 'in between'>, <Outcome.COLLAPSED: 'collapsed'>)
     """
-    if accuracy[trained] < LEARNED:
-        return Outcome.NOT_LEARNED
-    if all(a >= KEPT for k, a in enumerate(accuracy) if k != trained):
-        return Outcome.KEPT
-    if accuracy[-1] <= COLLAPSED:
-        return Outcome.COLLAPSED
-    return Outcome.BETWEEN
+    return decide([point(a) for a in accuracy], trained)
 
 
 EXPECTED = {"generalizes": Outcome.KEPT, "does not generalize": Outcome.COLLAPSED}
@@ -78,6 +66,12 @@ class Row:
     observed: Outcome
     published: tuple[float, ...] | None
     published_outcome: Outcome | None
+    intervals: tuple[Interval, ...] = ()
+    """Per bin, the mean over counted seeds with its interval (empty when no seed counted)."""
+    seeds: tuple[tuple[float, ...], ...] = ()
+    """Per counted seed, its accuracy on each bin."""
+    examples: int | None = None
+    """The test inputs per bin of each run."""
 
     @property
     def agreement(self) -> str:
@@ -91,6 +85,8 @@ class Row:
             return "inconclusive: not learned in-distribution"
         if self.observed is Outcome.BETWEEN:
             return "inconclusive: in between"
+        if self.observed is Outcome.INCONCLUSIVE:
+            return "inconclusive: an interval straddles a threshold"
         return "yes" if self.observed is expected else "no"
 
 
@@ -184,10 +180,13 @@ def row_of(runs: Sequence[StoredRun], predictions: dict | None = None) -> Row:
     predicted, basis = _prediction(as_trained, first.variant, {} if predictions is None else predictions)
     published = _published(task, first.variant)
     trained = first.training_bin
+    examples = first.train.test_size
+    intervals = tuple(mean_interval(list(c), examples) for c in columns)
     return Row(first.task, first.variant, first.preset, _model(first), first.bins or task.bins, task.bins,
                trained, predicted, basis, len(runs), len(counted), mean, spread,
-               outcome(mean, trained) if mean else Outcome.NOT_LEARNED, published,
-               outcome(published, task.training_bin) if published else None)
+               decide(intervals, trained) if intervals else Outcome.NOT_LEARNED, published,
+               outcome(published, task.training_bin) if published else None,
+               intervals, tuple(tuple(r.accuracy) for r in counted), examples)
 
 
 def bin_labels(bins: Sequence[tuple[int, int]]) -> list[str]:
@@ -197,6 +196,16 @@ def bin_labels(bins: Sequence[tuple[int, int]]) -> list[str]:
     ['1-2', '3', '4-9']
     """
     return [f"{low}" if low == high else f"{low}-{high}" for low, high in bins]
+
+
+def interval_cells(intervals: Sequence[Interval]) -> str:
+    """``1.000 [0.995, 1.000] / 0.950 [0.921, 0.970]``: each bin's mean and interval."""
+    return " / ".join(i.text() for i in intervals) if intervals else "-"
+
+
+def seed_cells(seeds: Sequence[Sequence[float]]) -> str:
+    """Every counted seed's accuracies, seeds apart by ``;``."""
+    return "; ".join(table_cells(values) for values in seeds) if seeds else "-"
 
 
 def table_cells(values: Sequence[float], spread: Sequence[float] = ()) -> str:
@@ -265,22 +274,31 @@ def agreement(table: Sequence[Row]) -> Agreement:
                      len({row.task for row in table if row.agreement == "yes"}), len({r.task for r in table}))
 
 
+RULE = (f"Observed: per length bin, the mean over the counted seeds with its {CONFIDENCE:.0%} interval (Student t "
+        "over the seeds, at least the Wilson interval of their test inputs pooled; one seed: its Wilson interval), "
+        "and every seed's accuracy. Outcome, from the intervals: learned when the training bin (the first, but for "
+        f"Xu et al.'s tasks) is entirely ≥ {LEARNED}; kept when every other bin is entirely ≥ {KEPT}; collapsed "
+        f"when the longest is entirely ≤ {COLLAPSED}; in between when neither can hold; inconclusive when an "
+        "interval straddles a threshold. Published numbers are read with the same rule as points (the papers "
+        "give no intervals).")
+"""The report's statement of its rule, above the table."""
+
+
 def markdown(table: list[Row], problems: Sequence[Problem] = (), plots: dict[str, str] | None = None,
              title: str = "Length generalization: predicted, observed, published",
              in_progress: Sequence[InProgress] = ()) -> str:
     """The report as markdown: the table, the tally of agreements, plots, runs in progress and any
     damaged runs."""
-    lines = [f"# {title}", "",
-             f"Observed: mean ± standard deviation over counted seeds, per length bin. Outcome: learned when "
-             f"the training bin (the first, but for Xu et al.'s tasks) ≥ {LEARNED}; kept when every other bin ≥ "
-             f"{KEPT}; collapsed when the longest ≤ {COLLAPSED}.", "",
-             "| task | variant | preset | model | seeds (counted/run) | prediction | length bins | observed | outcome | "
-             "published (paper's bins) | published outcome | agrees |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [f"# {title}", "", RULE, "",
+             "| task | variant | preset | model | seeds (counted/run) | test inputs per bin | prediction | length bins | "
+             f"observed: mean [{CONFIDENCE:.0%} interval] | each seed | outcome | published (paper's bins) | "
+             "published outcome | agrees |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in table:
         lines.append(
-            f"| {row.task} | {row.variant} | {row.preset} | {row.model} | {row.counted}/{row.runs} | {row.predicted} | "
-            f"{' / '.join(bin_labels(row.bins))} | {table_cells(row.mean, row.spread)} | {row.observed.value} | "
+            f"| {row.task} | {row.variant} | {row.preset} | {row.model} | {row.counted}/{row.runs} | "
+            f"{row.examples or '-'} | {row.predicted} | {' / '.join(bin_labels(row.bins))} | "
+            f"{interval_cells(row.intervals)} | {seed_cells(row.seeds)} | {row.observed.value} | "
             f"{table_cells(row.published or ())} | "
             f"{row.published_outcome.value if row.published_outcome else '-'} | {row.agreement} |")
     tally = agreement(table)
@@ -321,7 +339,7 @@ def save(figure, path: str | Path) -> Path:
 
 
 def plot(table: list[Row], task: str, path: str | Path) -> Path:
-    """A PNG of accuracy per length bin for one task: observed (mean, with the seeds' spread) and
+    """A PNG of accuracy per length bin for one task: observed (mean, with its interval) and
     published, one colour per variant; the training bin shaded. A preset that rescales lengths
     keeps the paper's ratios, so bin k is compared with the paper's bin k (both are labelled)."""
     plt = pyplot()
@@ -335,7 +353,9 @@ def plot(table: list[Row], task: str, path: str | Path) -> Path:
     for k, row in enumerate(chosen):
         colour = f"C{k}"
         if row.mean:
-            axes.errorbar(centres, row.mean, yerr=row.spread, color=colour, marker="o", capsize=3,
+            yerr = ([m - i.low for m, i in zip(row.mean, row.intervals)],
+                    [i.high - m for m, i in zip(row.mean, row.intervals)]) if row.intervals else row.spread
+            axes.errorbar(centres, row.mean, yerr=yerr, color=colour, marker="o", capsize=3,
                           label=f"{row.variant} {row.model} ({row.preset}, {row.counted} seeds)")
         if row.published:
             axes.plot(centres, row.published, color=colour, linestyle="--", marker="x",

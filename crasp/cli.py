@@ -148,6 +148,26 @@ def verdict(result, row: int) -> str:
     return " ".join(t if t is not None else "?" for t in result.next_tokens(row))
 
 
+def cache_summary() -> dict:
+    """What ``crasp cache info`` prints: the folder, its entries (in all and per kind), their bytes,
+    the size limit and where it comes from, and whether the cache is on. Raises
+    :class:`~crasp.cache.CacheError` for a malformed ``$CRASP_CACHE_SIZE``."""
+    kinds: dict[str, dict[str, int]] = {}
+    for _, kind, size, _ in cache.entries():
+        counted = kinds.setdefault(kind, {"entries": 0, "bytes": 0})
+        counted["entries"] += 1
+        counted["bytes"] += size
+    return {
+        "folder": cache.directory(),
+        "entries": sum(k["entries"] for k in kinds.values()),
+        "bytes": sum(k["bytes"] for k in kinds.values()),
+        "limit": cache.limit(),
+        "limit_from": cache.LIMIT_VARIABLE if os.environ.get(cache.LIMIT_VARIABLE, "").strip() else "default",
+        "enabled": not cache.disabled(),
+        "kinds": dict(sorted(kinds.items())),
+    }
+
+
 # ---------------------------------------------------------------- commands
 
 
@@ -257,6 +277,29 @@ def cmd_fmt(args, out, err) -> int:
     return status
 
 
+def cmd_cache(args, out, err) -> int:
+    if args.cache_command == "clear":
+        removed, freed = cache.clear()
+        print(f"removed {removed} {'entry' if removed == 1 else 'entries'} ({cache.format_size(freed)}) "
+              f"from {cache.directory()}", file=out)
+        return 0
+    summary = cache_summary()
+    if args.json:
+        import json
+
+        print(json.dumps(summary), file=out)
+        return 0
+    kinds = ", ".join(f"{kind} {counted['entries']}" for kind, counted in summary["kinds"].items())
+    source = (f"from {cache.LIMIT_VARIABLE}" if summary["limit_from"] != "default"
+              else f"the default; {cache.LIMIT_VARIABLE} sets it")
+    print(f"folder:  {summary['folder']}\n"
+          f"entries: {summary['entries']}, {cache.format_size(summary['bytes'])}" + (f" ({kinds})" if kinds else "")
+          + f"\nlimit:   {cache.format_size(summary['limit'])} ({source})", file=out)
+    if not summary["enabled"]:
+        print("off:     CRASP_NO_CACHE is set: nothing is read or kept", file=out)
+    return 0
+
+
 def _formatted(program: Program) -> str:
     from .parser import parse
     from .printer import format_program
@@ -270,7 +313,7 @@ def _formatted(program: Program) -> str:
 # ---------------------------------------------------------------- parser and entry point
 
 
-CORE_COMMANDS = ("run", "check", "fmt")
+CORE_COMMANDS = ("run", "check", "fmt", "cache")
 """Subcommands of crasp itself; the rest come from the ``crasp.commands`` entry points."""
 
 
@@ -325,6 +368,24 @@ def build_parser(*, extensions: bool = True) -> argparse.ArgumentParser:
     mode.add_argument("--check", action="store_true", help="exit 1 if a file is not formatted")
     fmt_p.add_argument("--no-cache", **no_cache)
     fmt_p.set_defaults(handler=cmd_fmt)
+
+    cache_p = commands.add_parser(
+        "cache", help="show or empty the program cache",
+        description="The per-user folder where run, check, fmt and predict keep what they learned "
+        "(see crasp.cache). It keeps itself under a size limit, least recently used entries out: "
+        f"{cache.format_size(cache.DEFAULT_LIMIT)} unless {cache.LIMIT_VARIABLE} sets another "
+        "(bytes, or 512K, 256M, 1G).",
+    )
+    actions = cache_p.add_subparsers(dest="cache_command", required=True, metavar="ACTION",
+                                     help="info or clear ('crasp cache ACTION --help' describes it):")
+    info_p = actions.add_parser("info", help="where the cache is, its entries, their size and the limit",
+                                description="Print the cache's folder, its entries (per kind), their "
+                                "size and the size limit.")
+    info_p.add_argument("--json", action="store_true",
+                        help="one JSON object: folder, entries, bytes, limit, limit_from, enabled, kinds")
+    actions.add_parser("clear", help="remove every entry", description="Remove every entry of the cache "
+                       "(other files in its folder are left alone) and say how many, and how many bytes.")
+    cache_p.set_defaults(handler=cmd_cache)
 
     if extensions:
         for entry in _extensions():

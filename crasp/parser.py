@@ -56,7 +56,7 @@ def _grammar_cache() -> str | bool:
         os.makedirs(folder, exist_ok=True)
     except OSError:
         return False
-    return os.path.join(folder, "grammar.lark-tables") if os.access(folder, os.W_OK) else False
+    return os.path.join(folder, cache.LARK_TABLES) if os.access(folder, os.W_OK) else False
 
 
 def _tables() -> tuple | None:

@@ -335,9 +335,24 @@ def test_a_comparative_claim_reads_both_rows():
 
     rpe, upe = row("rpe", (0.99, 0.07, 0.02)), row("upe", (0.99, 0.74, 0.35), Outcome.BETWEEN)
     claim = arithmetic.ABOVE + "rpe"
-    assert _agrees(upe, claim, [rpe, upe]) == "yes"
-    assert _agrees(row("upe", (1.0, 0.74, 0.0)), claim, [rpe]) == "no"  # below rpe in one bin
-    assert _agrees(row("upe", (1.0, 0.07, 0.35)), claim, [rpe]) == "no"  # a tie is not above
+    # one seed each: above on the mean, but untested
+    assert _agrees(upe, claim, [rpe, upe]) == ("inconclusive: single seed: untested (mean beyond training 0.545 "
+                                               "against 0.045)")
+    assert _agrees(row("upe", (1.0, 0.04, 0.0)), claim, [rpe]).startswith("no: ")  # below rpe beyond training
+    assert _agrees(row("upe", (1.0, 0.07, 0.02)), claim, [rpe]).startswith("no: ")  # a tie is not above
+
+    def seeded(variant, seeds, observed=Outcome.COLLAPSED):
+        mean = tuple(sum(c) / len(c) for c in zip(*seeds))
+        return dataclasses.replace(row(variant, mean, observed, counted=len(seeds)), seeds=tuple(seeds), runs=len(seeds))
+
+    five_rpe = seeded("rpe", [(0.99, 0.07 + k / 100, 0.02) for k in range(5)])
+    five_upe = seeded("upe", [(0.99, 0.70 + k / 100, 0.35) for k in range(5)], Outcome.BETWEEN)
+    found = _agrees(five_upe, claim, [five_rpe, five_upe])
+    assert found.startswith("yes (Mann-Whitney U (one-sided, exact), 5 vs 5 seeds, p = 0.00397")
+    two = seeded("upe", [(0.99, 0.70, 0.35), (0.99, 0.71, 0.35)], Outcome.BETWEEN)
+    two_rpe = seeded("rpe", [(0.99, 0.07, 0.02), (0.99, 0.08, 0.02)])
+    # with 2 seeds against 2 the exact test cannot go below 1/6: never significant
+    assert _agrees(two, claim, [two_rpe, two]).startswith("inconclusive: not significant (Mann-Whitney U")
     assert _agrees(upe, claim, []) == "inconclusive: no counted rpe seed"
     assert _agrees(upe, claim, [row("rpe", (0.5, 0.0, 0.0), Outcome.NOT_LEARNED)]) == "inconclusive: not learned"
 
@@ -359,10 +374,14 @@ def test_the_balanced_distribution_claim_reads_both_cascade_probes():
     # cascades 0-5 are within training and do not count: only 6-10 are compared, by their mean
     low = probe("sabbaghi_addition", (1.0,) * 6 + (0.10, 0.04, 0.02, 0.02, 0.0))
     high = probe("sabbaghi_addition_balanced", (0.0,) * 6 + (0.75, 0.54, 0.0, 0.0, 0.0))
-    assert _agrees(balanced, claim, [plain, balanced], [low, high]) == "yes"
+    assert _agrees(balanced, claim, [plain, balanced], [low, high]).startswith("inconclusive: single seed: untested")
     assert _agrees(plain, arithmetic.CASCADES_ABOVE + "sabbaghi_addition_balanced", [plain, balanced],
-                   [low, high]) == "no"
-    assert _agrees(balanced, claim, [plain, balanced], [high, probe("sabbaghi_addition", high.accuracy)]) == "no"
+                   [low, high]).startswith("no: ")
+    assert _agrees(balanced, claim, [plain, balanced],
+                   [high, probe("sabbaghi_addition", high.accuracy)]).startswith("no: ")
+    plain5, balanced5 = row("sabbaghi_addition", counted=5), row("sabbaghi_addition_balanced", counted=5)
+    found = _agrees(balanced5, claim, [plain5, balanced5], [low, high])
+    assert found.startswith("yes (Fisher's exact") and "pooled" in found
     assert _agrees(balanced, claim, [balanced], [low, high]) == "inconclusive: no counted sabbaghi_addition rpe seed"
     assert _agrees(balanced, claim, [plain], [high]) == "inconclusive: no carry-cascade probe"
     assert _agrees(row("sabbaghi_addition_balanced", Outcome.NOT_LEARNED), claim, [plain],

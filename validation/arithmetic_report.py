@@ -4,6 +4,7 @@ truncated operands, carry cascades) and accuracy along training, as tables and p
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -12,7 +13,9 @@ from tasks import registry
 
 from .arithmetic_claims import ABOVE, CASCADES_ABOVE, DOWNWARD, Cascades, Curve, Experiment, Kept, Run
 from .config import Variant
-from .report import KEPT, Outcome, Row, table_cells, bin_labels, pyplot, relative_verdict, row_of, save
+from .report import (KEPT, Outcome, Row, bin_labels, interval_cells, pyplot, relative_verdict, row_of, save,
+                     seed_cells, table_cells)
+from .statistics import compare_counts, compare_seeds, successes
 from .store import StoredRun
 from .sweep import Validation
 
@@ -30,20 +33,43 @@ def _agrees(row: Row | None, claimed: str, table: Sequence[Row] = (), found: Seq
     if claimed.startswith(CASCADES_ABOVE):
         other_task = claimed[len(CASCADES_ABOVE):]
         return (_uncomparable(row, table, other_task, row.variant, f"{other_task} {row.variant}")
-                or _cascades_above(row, other_task, found))
+                or _cascades_above(row, other_task, found, table))
     if claimed.startswith(ABOVE):
         variant = claimed[len(ABOVE):]
         reason = _uncomparable(row, table, row.task, variant, variant)
         if reason:
             return reason
-        other, beyond = _row(table, row.task, variant), slice(row.trained + 1, None)
-        return "yes" if all(a > b for a, b in zip(row.mean[beyond], other.mean[beyond])) else "no"
+        return _above(row, _row(table, row.task, variant))
     if claimed == DOWNWARD:
         return _downward_only(row)
     accepted = CLAIMED[claimed]
     if row.observed is Outcome.NOT_LEARNED or (row.observed is Outcome.BETWEEN and Outcome.BETWEEN not in accepted):
         return f"inconclusive: {row.observed.value}"  # in between settles neither "kept" nor "collapsed"
     return "yes" if row.observed in accepted else "no"
+
+
+def _beyond_training(row: Row) -> list[float]:
+    """Each counted seed's mean accuracy over the bins beyond the training bin (the row's mean, as
+    one value, where the row does not list its seeds)."""
+    beyond = slice(row.trained + 1, None)
+    seeds = row.seeds or (row.mean,)
+    return [statistics.fmean(values[beyond]) for values in seeds]
+
+
+def _above(row: Row, other: Row) -> str:
+    """``ABOVE + variant``: the seeds' accuracy beyond training against the other variant's, by the
+    one-sided Mann-Whitney U test; "yes" only when significant at 5%, and a single seed on either
+    side is untested."""
+    mine, theirs = _beyond_training(row), _beyond_training(other)
+    test = compare_seeds(mine, theirs)
+    means = f"mean beyond training {statistics.fmean(mine):.3f} against {statistics.fmean(theirs):.3f}"
+    if statistics.fmean(mine) <= statistics.fmean(theirs):
+        return f"no: {means}"
+    if not test.tested:
+        return f"inconclusive: {test.text()} ({means})"
+    if test.significant():
+        return f"yes ({test.text()}; {means})"
+    return f"inconclusive: not significant ({test.text()}; {means})"
 
 
 def _downward_only(row: Row) -> str:
@@ -73,7 +99,7 @@ def _uncomparable(row: Row, table: Sequence[Row], task: str, variant: str, named
     return None
 
 
-def _cascades_above(row: Row, other_task: str, found: Sequence[Cascades]) -> str:
+def _cascades_above(row: Row, other_task: str, found: Sequence[Cascades], table: Sequence[Row] = ()) -> str:
     """``CASCADES_ABOVE + other_task``: mean accuracy over the cascades longer than in training."""
     probes = [next((c for c in found if c.task == task and c.variant == row.variant), None)
               for task in (row.task, other_task)]
@@ -82,7 +108,17 @@ def _cascades_above(row: Row, other_task: str, found: Sequence[Cascades]) -> str
     longer = [[a for n, a in zip(c.lengths, c.accuracy) if n > c.trained] for c in probes]
     if not all(longer):
         return "inconclusive: the probe has no cascade longer than in training"
-    return "yes" if sum(longer[0]) / len(longer[0]) > sum(longer[1]) / len(longer[1]) else "no"
+    means = f"mean on longer cascades {statistics.fmean(longer[0]):.3f} against {statistics.fmean(longer[1]):.3f}"
+    if statistics.fmean(longer[0]) <= statistics.fmean(longer[1]):
+        return f"no: {means}"
+    other = _row(table, other_task, row.variant)
+    if min(row.counted, other.counted if other else 0) < 2:
+        return f"inconclusive: single seed: untested ({means})"
+    counts = [(sum(successes(a, c.count) for a in accuracy), c.count * len(accuracy))
+              for c, accuracy in zip(probes, longer)]
+    test = compare_counts(*counts)
+    verdict = "yes" if test.significant() else "inconclusive: not significant"
+    return f"{verdict} ({test.text()}, the probe's inputs of every seed pooled; {means})"
 
 
 @dataclass(frozen=True)
@@ -109,21 +145,33 @@ def claims(experiment: Experiment, preset: str, table: Sequence[Row], found: Seq
 
 def claims_table(experiment: Experiment, preset: str, table: list[Row], found: Sequence[Cascades] = ()) -> list[str]:
     """One line per run: prediction, observation, publication, and agreement with the paper's claim."""
-    lines = ["| task | variant | model | seeds (counted/run) | toolkit's prediction | length bins | observed | outcome | "
-             "published | paper's claim | observed agrees with the claim |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| task | variant | model | seeds (counted/run) | toolkit's prediction | length bins | "
+             "observed: mean [95% interval] | each seed | outcome | published (per bin) | paper's claim | "
+             "observed agrees with the claim |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     found_claims = claims(experiment, preset, table, found)
     for claim in found_claims:
         item, row, verdict = claim.run, claim.row, claim.agrees
         if row is None:
-            lines.append(f"| {item.task} | {item.variant} | - | 0/0 | - | - | - | - | - | {item.claimed} | {verdict} |")
+            lines.append(f"| {item.task} | {item.variant} | - | 0/0 | - | - | - | - | - | - | {item.claimed} | {verdict} |")
             continue
         lines.append(f"| {item.task} | {item.variant} | {row.model} | {row.counted}/{row.runs} | {row.predicted} | "
-                     f"{' / '.join(bin_labels(row.bins))} | {table_cells(row.mean, row.spread)} | {row.observed.value} | "
-                     f"{table_cells(row.published or ())} | {item.claimed} | {verdict} |")
+                     f"{' / '.join(bin_labels(row.bins))} | {interval_cells(row.intervals)} | {seed_cells(row.seeds)} | "
+                     f"{row.observed.value} | {_published_cell(row)} | "
+                     f"{item.claimed} | {verdict} |")
     agreeing = sum(claim.agrees == "yes" for claim in found_claims)
     lines += ["", f"**{agreeing} of {len(found_claims)} runs agree with the paper's claim.**"]
     return lines
+
+
+def _published_cell(row: Row) -> str:
+    """The published accuracy per bin; where the paper gives numbers only for single tested lengths,
+    a pointer to them (they are listed with their lengths under "Published")."""
+    if row.published:
+        return table_cells(row.published)
+    if any(anchor.variant == row.variant for anchor in registry.get(row.task).anchors):
+        return "bin unknown: see Published"
+    return "-"
 
 
 def curves_table(curves: Sequence[Curve]) -> list[str]:

@@ -90,11 +90,19 @@ class Row:
         return "yes" if self.observed is expected else "no"
 
 
+PERCENT_FAMILIES = frozenset({"formal", "arithmetic"})
+"""Families whose published anchors are in percent (tasks/data anchors, from the papers' tables:
+Huang et al.'s formal languages, and the arithmetic papers); the algorithmic ones are fractions."""
+
+
 def _published(task, variant: str) -> tuple[float, ...] | None:
+    """The published accuracy per bin of ``task`` for ``variant``, as fractions; None where the
+    paper gives none for every bin (a number for one tested length is listed apart, with it)."""
     for anchor in task.anchors:
-        if anchor.variant == variant and all(isinstance(b, float) for b in anchor.bins):
+        if (anchor.variant == variant and len(anchor.bins) == len(task.bins)
+                and all(isinstance(b, float) for b in anchor.bins)):
             values = tuple(anchor.bins)
-            return tuple(v / 100 for v in values) if task.family == "formal" else values
+            return tuple(v / 100 for v in values) if task.family in PERCENT_FAMILIES else values
     return None
 
 

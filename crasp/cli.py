@@ -447,15 +447,39 @@ class _Output:
         return getattr(self.stream, name)
 
 
+def command_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub)command ``args`` were parsed for: ``crasp predict``'s for
+    ``crasp predict ...``, ``crasp cache info``'s for ``crasp cache info ...``; its usage and
+    errors name that command.
+
+    >>> parser = build_parser(extensions=False)
+    >>> command_parser(parser, parser.parse_args(["cache", "info"])).prog
+    'crasp cache info'
+    """
+    import argparse
+
+    while True:
+        chosen = next((action for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+                       and getattr(args, action.dest, None) in action.choices), None)
+        if chosen is None:
+            return parser
+        parser = chosen.choices[getattr(args, chosen.dest)]
+
+
 def _parse(argv: list[str], *, extensions: bool):
     """The parsed arguments; None when, without the extensions, an unknown flag was left over."""
     parser = build_parser(extensions=extensions)
     # Tokens may follow options (crasp run P --offset 1 a b): argparse leaves them as extras.
+    # argparse hands a subcommand's unknown flags up to the top parser, whose usage is crasp's;
+    # the error is reported by the subcommand's parser instead, with its usage.
     args, extras = parser.parse_known_args(argv)
     if extras and (args.command != "run" or any(e.startswith("--") for e in extras)):
         if not extensions:
             return None
-        parser.error(f"unrecognized arguments: {' '.join(extras)}")
+        unknown = [e for e in extras if e.startswith("-")] if args.command == "run" else extras
+        before = argv.index(args.command) if args.command in argv else len(argv)
+        reporter = parser if any(e in argv[:before] for e in unknown) else command_parser(parser, args)
+        reporter.error(f"unrecognized arguments: {' '.join(unknown)}")
     if extras:
         args.tokens = [*args.tokens, *extras]
     return args

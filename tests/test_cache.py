@@ -326,3 +326,5 @@ def test_cache_info_and_clear_as_text(folder, tmp_path, monkeypatch):
 def test_cache_usage_errors(folder):
     status, _, err = crasp("cache")
     assert status == 2 and "usage: crasp cache" in err
+    status, _, err = crasp("cache", "info", "--bogus")
+    assert status == 2 and "usage: crasp cache info" in err and "unrecognized arguments: --bogus" in err

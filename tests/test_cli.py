@@ -119,6 +119,26 @@ def test_usage_errors_exit_2():
     assert crasp("frobnicate")[0] == 2
 
 
+@pytest.mark.parametrize("argv, usage", [
+    (["predict", "--bogus"], "crasp predict"),
+    (["predict", "parity", "--quick", "--bogus", "1"], "crasp predict"),
+    (["check", DYCK, "--bogus"], "crasp check"),
+    (["run", DYCK, "--bogus", "("], "crasp run"),
+    (["compile", "dyck1", "--bogus"], "crasp compile"),
+    (["cache", "clear", "--bogus"], "crasp cache clear"),
+])
+def test_a_wrong_flag_prints_its_commands_usage(argv, usage):
+    status, out, err = crasp(*argv)
+    assert (status, out) == (2, "")
+    assert err.startswith(f"usage: {usage} [-h]")
+    assert f"\n{usage}: error: unrecognized arguments: --bogus" in err
+
+
+def test_a_wrong_flag_before_the_command_is_crasps_own():
+    status, _, err = crasp("--bogus", "check", DYCK)
+    assert status == 2 and err.startswith("usage: crasp [-h]") and "crasp: error: unrecognized arguments: --bogus" in err
+
+
 def test_console_script_long_input_and_no_traceback(tmp_path):
     tokens = " ".join(["("] * 50_000 + [")"] * 50_000)
     done = subprocess.run(

@@ -329,7 +329,8 @@ def build_parser(*, extensions: bool = True) -> argparse.ArgumentParser:
         description="Write, check, run and trace C-RASP[periodic, local] programs.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {VERSION}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                     help="one of these ('crasp COMMAND --help' describes it):")
     no_cache = dict(action="store_true", help="neither read nor keep the checked program in the cache "
                     "(see crasp.cache; CRASP_NO_CACHE=1 does the same)")
 
@@ -339,7 +340,7 @@ def build_parser(*, extensions: bool = True) -> argparse.ArgumentParser:
         "each line of standard input; print one verdict per input: accept/reject, or the predicted "
         "next token at every position (? where no single next(t) holds).",
     )
-    run_p.add_argument("program", metavar="PROGRAM")
+    run_p.add_argument("program", metavar="PROGRAM", help="a .cr file, or a library program's name (dyck1, ...)")
     run_p.add_argument("tokens", nargs="*", metavar="TOKENS", help="whitespace-separated tokens")
     run_p.add_argument("--trace", metavar="FILE", help="write a trace: FILE.html (a page) or FILE.txt")
     run_p.add_argument("--offset", type=NONNEGATIVE, default=0, help="absolute position of token 1 is OFFSET+1")
@@ -353,7 +354,7 @@ def build_parser(*, extensions: bool = True) -> argparse.ArgumentParser:
         description="Check programs: names, sorts, periodic/local predicates and outputs. Prints the "
         "program's class (plain C-RASP or periodic/local), count depth, periods and offsets.",
     )
-    check_p.add_argument("programs", nargs="+", metavar="PROGRAM")
+    check_p.add_argument("programs", nargs="+", metavar="PROGRAM", help="a .cr file, or a library program's name")
     check_p.add_argument("--json", action="store_true", help="one JSON object per program")
     check_p.add_argument("--no-cache", **no_cache)
     check_p.set_defaults(handler=cmd_check)
@@ -362,7 +363,7 @@ def build_parser(*, extensions: bool = True) -> argparse.ArgumentParser:
         "fmt", help="format programs",
         description="Print programs in canonical form (comments kept); -i rewrites the files.",
     )
-    fmt_p.add_argument("programs", nargs="+", metavar="PROGRAM")
+    fmt_p.add_argument("programs", nargs="+", metavar="PROGRAM", help="a .cr file, or a library program's name")
     mode = fmt_p.add_mutually_exclusive_group()
     mode.add_argument("-i", "--in-place", action="store_true", help="rewrite the files")
     mode.add_argument("--check", action="store_true", help="exit 1 if a file is not formatted")

@@ -5,6 +5,7 @@ torch is imported only when one of these commands runs.
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from crasp.arguments import NONNEGATIVE, POSITIVE, SEED
@@ -21,14 +22,10 @@ def cmd_compile(args, out, err) -> int:
     from .properties import check_properties
     from .agreement import verify
 
-    if args.export and not args.out:
+    if args.export and not args.output:
         from crasp.errors import UsageError
 
-        raise UsageError("--export tl needs --out FILE, the file to write the HookedTransformer to")
-    if args.out and not args.export:
-        from crasp.errors import UsageError
-
-        raise UsageError("--out FILE goes with --export tl (use -o to save the Limit Transformer itself)")
+        raise UsageError("--export tl needs -o FILE, the file to write the HookedTransformer to")
     config = CompileConfig(max_length=args.verify_length, dtype=args.dtype, device=args.device,
                            max_period=args.max_period, max_local_offsets=args.max_local_offsets,
                            max_window=args.max_window)
@@ -44,18 +41,18 @@ def cmd_compile(args, out, err) -> int:
     print(f"  PERIODIC: period {properties.period}; LOCAL: tau {properties.tau}", file=out)
     report = verify(model, checked, max_length=args.verify_length, count=args.count, seed=args.seed)
     print(f"verification: {report.summary()}", file=out)
-    if args.output:
-        from .export import save
-
-        for path in save(model, args.output):
-            print(f"wrote {path}", file=err)
     if args.export == "tl":
         from .lens import export_lens
 
         export = export_lens(model, n_ctx=args.verify_length + 1)
-        path = export.save(args.out)
+        path = export.save(args.output)
         print(f"wrote {path} (TransformerLens HookedTransformer, n_ctx {export.n_ctx}; load it with "
               "limit_transformer.lens.load_transformer_lens)", file=err)
+    elif args.output:
+        from .export import save
+
+        for path in save(model, args.output):
+            print(f"wrote {path}", file=err)
     return 0 if report.ok else 1
 
 
@@ -93,11 +90,13 @@ def add_commands(commands) -> None:
         "random inputs up to --verify-length tokens at random offsets. Exit status 0 only if "
         "every output agreed.",
     )
-    compile_p.add_argument("program", metavar="PROGRAM")
+    compile_p.add_argument("program", metavar="PROGRAM", help="a .cr file, or a library program's name")
     compile_p.add_argument("--verify-length", type=POSITIVE, default=512, metavar="N",
                            help="longest input to guarantee and to verify (default 512)")
-    compile_p.add_argument("--count", type=NONNEGATIVE, default=100, help="random inputs to verify on (default 100)")
-    compile_p.add_argument("--seed", type=SEED, default=0)
+    compile_p.add_argument("--count", type=NONNEGATIVE, default=100, metavar="N",
+                           help="random inputs to verify on (default 100)")
+    compile_p.add_argument("--seed", type=SEED, default=0, metavar="S",
+                           help="the seed of the random inputs and offsets verified on (default 0)")
     compile_p.add_argument("--max-period", type=POSITIVE, default=CompileConfig.max_period, metavar="N",
                            help=f"largest positional table, in rows (default {CompileConfig.max_period})")
     compile_p.add_argument("--max-local-offsets", type=NONNEGATIVE, default=CompileConfig.max_local_offsets,
@@ -105,13 +104,16 @@ def add_commands(commands) -> None:
     compile_p.add_argument("--max-window", type=POSITIVE, default=CompileConfig.max_window, metavar="N",
                            help=f"farthest local offset + 1 (default {CompileConfig.max_window})")
     compile_p.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
-    compile_p.add_argument("--dtype", default="float64", choices=["float32", "float64"])
+    compile_p.add_argument("--dtype", default="float64", choices=["float32", "float64"],
+                           help="the weights' floating-point type (default float64); a program whose "
+                                "comparisons float32 cannot decide up to --verify-length is refused")
     compile_p.add_argument("-o", "--output", metavar="FILE",
-                           help="save the model as FILE.safetensors and FILE.json")
+                           help="save the model: as FILE.safetensors and FILE.json, or with --export tl "
+                                "as the torch file FILE")
+    compile_p.add_argument("--out", dest="output", metavar="FILE", help=argparse.SUPPRESS)  # its older name
     compile_p.add_argument("--export", choices=["tl"],
-                           help="also export the model: tl, a TransformerLens HookedTransformer for inputs up "
-                           "to --verify-length tokens (needs --out; pip install '.[interp]' to load it)")
-    compile_p.add_argument("--out", metavar="FILE", help="the file --export writes (a torch file)")
+                           help="save the model as a TransformerLens HookedTransformer (tl) for inputs up to "
+                                "--verify-length tokens, to the -o FILE (pip install '.[interp]' to load it)")
     compile_p.set_defaults(handler=cmd_compile)
 
     run_p = commands.choices["run"]

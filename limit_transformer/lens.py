@@ -532,7 +532,7 @@ def transformer_lens_weights(model: LimitTransformer, *, n_ctx: int | None = Non
 
 
 def load_transformer_lens(path: str | Path, device: str = "cpu"):
-    """The HookedTransformer saved at ``path`` (``crasp compile --export tl --out PATH``)."""
+    """The HookedTransformer saved at ``path`` (``crasp compile --export tl -o PATH``)."""
     return LensExport.load(path).hooked_transformer(device)
 
 

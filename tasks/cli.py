@@ -129,7 +129,8 @@ def add_commands(commands) -> None:
         "every position offset modulo the program's period plus random offsets. Prints the first "
         "counterexample with its trace; exit status 0 only if every check passed.",
     )
-    verify_p.add_argument("task", metavar="TASK")
+    verify_p.add_argument("task", metavar="TASK",
+                          help="a registered task (see `crasp tasks`), module:attribute, or re:ALPHABET:REGEX")
     verify_p.add_argument("--program", metavar="FILE", help="a .cr file (default: the library program)")
     verify_p.add_argument("--positions", "--variant", dest="positions", choices=["ape", "nope"], default="ape",
                           help="which library program: ape (periodic/local allowed) or nope (plain); "
@@ -140,7 +141,8 @@ def add_commands(commands) -> None:
                           help="random inputs (default 200)")
     verify_p.add_argument("--max-length", type=POSITIVE, default=500, metavar="N",
                           help="longest random input (default 500)")
-    verify_p.add_argument("--seed", type=SEED, default=0)
+    verify_p.add_argument("--seed", type=SEED, default=0, metavar="S",
+                          help="the seed of the random inputs and offsets (default 0)")
     verify_p.add_argument("--trace", metavar="FILE", help="write the counterexample's trace (.html or .txt)")
     verify_p.set_defaults(handler=cmd_verify)
 

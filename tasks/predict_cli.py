@@ -321,7 +321,9 @@ def add_predict(commands) -> None:
         "the exit status 1. TASK is a registered task, module:attribute naming a task of your own (a Task, or "
         "a function registered with @tasks.task), or re:ALPHABET:REGEX for a regular language.",
     )
-    predict_p.add_argument("task", metavar="TASK", nargs="?")
+    predict_p.add_argument("task", metavar="TASK", nargs="?",
+                           help="a registered task, module:attribute, or re:ALPHABET:REGEX (or give --all, --regex "
+                                "or --regex-file)")
     predict_p.add_argument("--all", action="store_true",
                            help="every registered task, in parallel processes, as a table beside the paper's labels")
     predict_p.add_argument("--family", choices=Families(), metavar="FAMILY",
@@ -362,7 +364,8 @@ def add_predict(commands) -> None:
                            help="recompute predictions kept from earlier runs (the cache of `crasp run`)")
     predict_p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     predict_p.add_argument("--json", action="store_true", help="the prediction(s) as JSON")
-    predict_p.add_argument("--seed", type=SEED, default=0, help="the seed of every sampled input and search")
+    predict_p.add_argument("--seed", type=SEED, default=0, metavar="S",
+                           help="the seed of every sampled input and search (default 0)")
     predict_p.set_defaults(handler=cmd_predict)
 
 

@@ -1,5 +1,6 @@
 """The crasp command: verdicts, traces, checks, formatting, exit codes and error messages."""
 
+import argparse
 import io
 import json
 import subprocess
@@ -7,7 +8,7 @@ import sys
 
 import pytest
 
-from crasp.cli import main
+from crasp.cli import build_parser, main
 from crasp.library import path as library_path
 
 DYCK = str(library_path("dyck1"))
@@ -137,6 +138,36 @@ def test_a_wrong_flag_prints_its_commands_usage(argv, usage):
 def test_a_wrong_flag_before_the_command_is_crasps_own():
     status, _, err = crasp("--bogus", "check", DYCK)
     assert status == 2 and err.startswith("usage: crasp [-h]") and "crasp: error: unrecognized arguments: --bogus" in err
+
+
+def _parsers(parser: argparse.ArgumentParser):
+    """``parser`` and every (sub)command's parser below it."""
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                yield from _parsers(command)
+
+
+UNDOCUMENTED = {("crasp synthesize", "task"), ("crasp synthesize", "--seed")}
+"""Arguments still without help, in a module being moved meanwhile (tasks/synthesis_cli.py)."""
+
+
+def test_every_command_and_argument_says_what_it_is_for():
+    missing = []
+    for parser in _parsers(build_parser()):
+        for action in parser._actions:
+            name = action.option_strings[-1] if action.option_strings else action.dest
+            if action.help is argparse.SUPPRESS:  # hidden on purpose: an older name of another flag
+                assert action.option_strings and any(
+                    other.dest == action.dest and other.help not in (None, argparse.SUPPRESS)
+                    for other in parser._actions if other is not action), (parser.prog, name)
+            elif not (action.help or "").strip():
+                missing.append((parser.prog, name))
+            if isinstance(action, argparse._SubParsersAction):
+                missing += [(parser.prog, choice.dest) for choice in action._choices_actions
+                            if not (choice.help or "").strip()]
+    assert sorted(set(missing) - UNDOCUMENTED) == []
 
 
 def test_console_script_long_input_and_no_traceback(tmp_path):

@@ -24,6 +24,18 @@ def test_compile_verifies_and_saves(tmp_path):
     assert (tmp_path / "model.safetensors").exists() and (tmp_path / "model.json").exists()
 
 
+def test_out_is_a_hidden_older_name_of_output(tmp_path):
+    import re
+
+    status, out, _ = _run("compile", "--help")
+    assert status == 0 and "-o FILE, --output FILE" in out and re.search(r"--out\b(?!put)", out) is None
+    status, _, err = _run("compile", "dyck1", "--verify-length", "8", "--count", "2", "--out", str(tmp_path / "m"))
+    assert status == 0, err
+    assert (tmp_path / "m.safetensors").exists() and (tmp_path / "m.json").exists()
+    status, _, err = _run("compile", "dyck1", "--export", "tl")
+    assert status == 2 and "--export tl needs -o FILE" in err
+
+
 def test_compile_in_float32():
     status, out, _ = _run("compile", "dyck1", "--dtype", "float32", "--verify-length", "300", "--count", "5")
     assert status == 0 and "float32" in out

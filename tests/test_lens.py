@@ -325,7 +325,7 @@ def _cli(*argv):
 def test_crasp_compile_exports_a_loadable_hooked_transformer(tmp_path):
     path = tmp_path / "contains_ab.pt"
     status, out, err = _cli("compile", "contains_ab", "--verify-length", "24", "--count", "5",
-                            "--export", "tl", "--out", str(path))
+                            "--export", "tl", "-o", str(path))
     assert status == 0, err
     assert f"wrote {path} (TransformerLens HookedTransformer, n_ctx 25" in err
     export = LensExport.load(path)
@@ -337,12 +337,12 @@ def test_crasp_compile_exports_a_loadable_hooked_transformer(tmp_path):
 
 
 def test_crasp_compile_export_usage_errors(tmp_path):
-    assert _cli("compile", "dyck1", "--export", "tl")[0] == 2
-    assert _cli("compile", "dyck1", "--out", str(tmp_path / "x.pt"))[0] == 2
-    assert _cli("compile", "dyck1", "--export", "onnx", "--out", str(tmp_path / "x.pt"))[0] == 2
+    assert _cli("compile", "dyck1", "--export", "tl")[0] == 2  # no -o FILE to write to
+    assert _cli("compile", "dyck1", "--export", "onnx", "-o", str(tmp_path / "x.pt"))[0] == 2
     status, _, err = _cli("compile", "dyck1", "--dtype", "float32", "--verify-length", "300", "--count", "2",
-                          "--export", "tl", "--out", str(tmp_path / "x.pt"))
+                          "--export", "tl", "--out", str(tmp_path / "x.pt"))  # --out: -o's older name
     assert status == 1 and "rounding may move its input" in err and not (tmp_path / "x.pt").exists()
+    assert list(tmp_path.iterdir()) == []
 
 
 # ---------------------------------------------------------------------- the documented example

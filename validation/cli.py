@@ -255,7 +255,7 @@ def add_commands(commands) -> None:
         description="Train GPT-2-style transformers on TASK under a preset (cpu: small, for a laptop; paper: the "
         "published protocol, for a GPU), several seeds at once, and store every run. A killed run resumes "
         "from its last evaluation; finished runs are never trained again.")
-    validate_p.add_argument("tasks", nargs="*", metavar="TASK")
+    validate_p.add_argument("tasks", nargs="*", metavar="TASK", help="registered tasks to train on (or --family)")
     validate_p.add_argument("--family", help="every task of a family (e.g. algorithmic)")
     validate_p.add_argument("--preset", default="cpu", help="cpu (default) or paper")
     validate_p.add_argument("--variant", action="append",
@@ -305,7 +305,7 @@ def add_commands(commands) -> None:
         description="Read the run store and write report.md and a PNG per task: the toolkit's prediction, observed "
         "accuracy per bin (mean and spread over counted seeds), the published accuracy, and whether they agree; runs "
         "stopped before they finished are listed with the step they reached and their last evaluation.")
-    report_p.add_argument("tasks", nargs="*", metavar="TASK")
+    report_p.add_argument("tasks", nargs="*", metavar="TASK", help="only these tasks (default: every task in the store)")
     report_p.add_argument("--store", default=DEFAULT_STORE, help=f"run store folder (default {DEFAULT_STORE})")
     report_p.add_argument("--preset", help="only runs of this preset")
     report_p.add_argument("--out", default="validation-report", help="folder for report.md and plots")

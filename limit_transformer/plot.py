@@ -1,4 +1,5 @@
-"""Attention patterns of a model on one input, as arrays and as a figure (needs matplotlib).
+"""Attention patterns of a model on one input, as arrays and as a figure (needs matplotlib; the
+figure is returned, never drawn through pyplot, so matplotlib's backend is left alone).
 
 >>> from crasp import library
 >>> from limit_transformer import compile
@@ -9,13 +10,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
 from .model import LimitTransformer
 from .runner import prepare
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def attention_patterns(model: LimitTransformer, tokens: str | list[str], offset: int = 0,
@@ -38,19 +42,29 @@ def attention_patterns(model: LimitTransformer, tokens: str | list[str], offset:
     return patterns
 
 
-def plot_attention(model: LimitTransformer, tokens: str | list[str], path: str | Path,
-                   offset: int = 0) -> Path:
-    """Draw every head's pattern (rows: queries, columns: keys) into an image file."""
-    import matplotlib
+def plot_attention(model: LimitTransformer, tokens: str | list[str], *, offset: int = 0) -> Figure:
+    """Every head's pattern (rows: queries, columns: keys) side by side, as a matplotlib Figure.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    The figure is built without pyplot, so matplotlib's backend and pyplot's figures are left as
+    they were; save it with ``figure.savefig(path)``, or show it in a notebook.
+
+    >>> from crasp import library
+    >>> from limit_transformer import compile
+    >>> figure = plot_attention(compile(library.load("dyck1")), "( )")
+    >>> type(figure).__name__, [axis.get_title() for axis in figure.axes]
+    ('Figure', ['layer 0 head 0: uniform', 'layer 1 head 0: uniform'])
+    """
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:  # pragma: no cover - an environment without the 'plot' extra
+        raise ImportError("plot_attention needs matplotlib: pip install 'crasp-lengthgen[plot]'") from None
 
     sequence = tokens.split() if isinstance(tokens, str) else list(tokens)
     patterns = attention_patterns(model, sequence, offset)
     labels = ["BOS", *sequence]
     count = max(len(patterns), 1)
-    figure, axes = plt.subplots(1, count, figsize=(3.2 * count, 3.4), squeeze=False)
+    figure = Figure(figsize=(3.2 * count, 3.4))
+    axes = figure.subplots(1, count, squeeze=False)
     for axis, ((layer, h), weights) in zip(axes[0], sorted(patterns.items())):
         head = model.spec.heads[layer][h]
         title = "uniform" if head.kind == "uniform" else f"offset {head.offset}"
@@ -61,8 +75,4 @@ def plot_attention(model: LimitTransformer, tokens: str | list[str], path: str |
         axis.set_xlabel("key j", fontsize=8)
         axis.set_ylabel("query i", fontsize=8)
     figure.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return path
+    return figure

@@ -145,3 +145,22 @@ def test_corrupted_files_are_reported(tmp_path):
     config.write_text(json.dumps({"format": "other"}))
     with pytest.raises(ExportError, match="not a crasp-limit-transformer config"):
         load(tmp_path / "m")
+
+
+def test_plot_attention_returns_a_figure_and_leaves_matplotlib_alone(tmp_path):
+    import sys
+
+    matplotlib = pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from limit_transformer.plot import plot_attention
+
+    backend = matplotlib.get_backend()
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    figures = pyplot.get_fignums() if pyplot else None
+    figure = plot_attention(compile(library.load("contains_ab")), "b a b")
+    assert isinstance(figure, Figure) and matplotlib.get_backend() == backend
+    assert sys.modules.get("matplotlib.pyplot") is pyplot and (pyplot.get_fignums() if pyplot else None) == figures
+    assert [axis.get_title() for axis in figure.axes][:2] == ["layer 0 head 0: uniform", "layer 0 head 1: offset 1"]
+    figure.savefig(tmp_path / "heads.png")
+    assert (tmp_path / "heads.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -428,3 +428,32 @@ def test_a_next_set_task_over_every_word_gets_the_recognition_bound():
     found = layers(task, ("nope",), QUICK).schemes["nope"]
     (bound,) = [f for f in found.findings if f.bound == "at_least"]
     assert found.at_least == 3 and "recognizes L_3" in bound.claim
+
+
+def test_the_depth_report_reads_cells_with_their_intervals():
+    """Synthetic cells whose right reading is known: one that never fit its training lengths is
+    not learned (never a failure), seeds that split leave the cell inconclusive and are all shown,
+    a learned cell far below 90% on the longest bin fails, and the published number is marked as of
+    an unknown bin."""
+    from validation.depth_report import DepthRow, Observed, depth_markdown
+    from validation.statistics import mean_interval
+
+    def observed(seeds, examples=200):
+        columns = list(zip(*seeds))
+        return Observed(len(seeds), tuple(sum(c) / len(c) for c in columns), tuple(map(min, columns)),
+                        tuple(map(max, columns)), tuple(seeds), tuple(mean_interval(list(c), examples) for c in columns))
+
+    bins = ((0, 100), (101, 200))
+    never_fit = DepthRow(5, 2, bins, observed([(0.18, 0.0), (0.28, 0.0), (0.22, 0.0)]), 21.0, 3, 3)
+    split = DepthRow(5, 3, bins, observed([(1.0, 0.55), (1.0, 0.73), (1.0, 1.0)]), 50.64, 3, 3)
+    failing = DepthRow(4, 1, bins, observed([(0.99, 0.05), (1.0, 0.1), (0.98, 0.02)]), None, 2, 2)
+    kept = DepthRow(3, 1, bins, observed([(1.0, 1.0), (1.0, 0.995), (1.0, 1.0)]), 100.0, 1, 1)
+    assert (never_fit.outcome, never_fit.expected, never_fit.agreement(never_fit.expected)) == \
+        ("not learned", "fails", "- (not learned)")
+    assert (split.outcome, split.agreement("generalizes")) == ("inconclusive", "- (inconclusive)")
+    assert (failing.outcome, failing.agreement(failing.expected)) == ("fails", "agrees")
+    assert (kept.outcome, kept.agreement(kept.expected), kept.agreement(kept.published_outcome)) == \
+        ("generalizes", "agrees", "agrees")
+    text = depth_markdown([never_fit, split, failing, kept], None)
+    assert "55.0 / 73.0 / 100.0" in text and "published (bin unknown)" in text
+    assert "| L5 | 2 | 3 | 22.7 [" in text and "| not learned | - (not learned) |" in text

@@ -2,8 +2,13 @@
 and a plot each, with the prediction (:mod:`tasks.layers`, :mod:`tasks.training_length`) and the
 published numbers beside what the runs show.
 
-A run *generalizes* when its accuracy on the longest test bin reaches :data:`LEARNED` (the report's
-threshold everywhere else too); a published cell counts as learned at 90% likewise.
+Each bin's mean over the seeds comes with its 95% interval (:func:`validation.statistics.mean_interval`)
+and every seed's value. A cell whose training bin is entirely below :data:`LEARNED` is *not learned*:
+it never fit its training lengths, so it says nothing about longer ones. Once learned, it
+*generalizes* when its longest bin is entirely at or above :data:`LEARNED`, *fails* when entirely
+below, and is *inconclusive* when the interval straddles it (or the training bin's does). A
+published cell (a point: the paper gives no interval, nor its length bin) counts as learned at 90%
+likewise.
 """
 
 from __future__ import annotations
@@ -22,17 +27,22 @@ from tasks.training_length import TrainingLength, training_length
 
 from .protocol import LEARNED
 from .report import pyplot, save
+from .statistics import Interval, mean_interval
 from .sweep import Validation
 
 
 @dataclass(frozen=True)
 class Observed:
-    """Accuracy per bin over the seeds of one validation: mean, lowest and highest."""
+    """Accuracy per bin over the seeds of one validation: mean, lowest and highest, every seed's
+    values, and each bin's mean with its interval; ``trained`` is the training bin."""
 
     seeds: int
     mean: tuple[float, ...]
     low: tuple[float, ...]
     high: tuple[float, ...]
+    values: tuple[tuple[float, ...], ...] = ()
+    intervals: tuple[Interval, ...] = ()
+    trained: int = 0
 
     @classmethod
     def of(cls, result: Validation) -> "Observed":
@@ -40,12 +50,36 @@ class Observed:
         if not runs:
             return cls(0, (), (), ())
         columns = list(zip(*runs))
+        examples = result.counted[0].spec.train.test_size
         return cls(len(runs), tuple(statistics.fmean(c) for c in columns), tuple(min(c) for c in columns),
-                   tuple(max(c) for c in columns))
+                   tuple(max(c) for c in columns), tuple(tuple(r) for r in runs),
+                   tuple(mean_interval(list(c), examples) for c in columns), result.plan.task.training_bin)
 
     @property
     def longest(self) -> float | None:
         return self.mean[-1] if self.mean else None
+
+    @property
+    def outcome(self) -> str | None:
+        """"not learned", "generalizes", "fails" or "inconclusive" (see the module); None without seeds."""
+        if not self.intervals:
+            return None
+        training, longest = self.intervals[self.trained], self.intervals[-1]
+        if training.below(LEARNED):
+            return "not learned"
+        if not training.at_least(LEARNED):
+            return "inconclusive"
+        if longest.at_least(LEARNED):
+            return "generalizes"
+        return "fails" if longest.below(LEARNED) else "inconclusive"
+
+    def seeds_on_longest(self) -> str:
+        """Every seed's accuracy on the longest bin, in percent: a split between seeds shows."""
+        return " / ".join(_percent(values[-1]) for values in self.values) if self.values else "-"
+
+    def cells(self) -> list[str]:
+        """Per bin: the mean in percent with its interval."""
+        return [f"{_percent(i.estimate)} [{_percent(i.low)}-{_percent(i.high)}]" for i in self.intervals]
 
 
 @dataclass(frozen=True)
@@ -73,16 +107,18 @@ class DepthRow:
 
     @property
     def outcome(self) -> str | None:
-        longest = self.observed.longest
-        return None if longest is None else ("generalizes" if longest >= LEARNED else "fails")
+        return self.observed.outcome
 
     @property
     def published_outcome(self) -> str | None:
         return None if self.published is None else ("generalizes" if self.published >= 100 * LEARNED else "fails")
 
     def agreement(self, other: str | None) -> str:
+        """Against an expected or published outcome; a cell not learned or inconclusive says so."""
         if other is None or self.outcome is None:
             return "-"
+        if self.outcome in ("not learned", "inconclusive"):
+            return f"- ({self.outcome})"
         return "agrees" if other == self.outcome else "DISAGREES"
 
 
@@ -108,21 +144,25 @@ def _bin(low_high) -> str:
 def depth_markdown(rows: Sequence[DepthRow], plot: str | None) -> str:
     bins = rows[0].bins
     lines = ["# Depth experiment: L_k by NoPE transformers of 1 to 4 layers", "",
-             "Accuracy in percent (a word counts when every position is right), mean over seeds with the lowest "
-             "and highest seed; *expected* comes from the layer bounds of `crasp predict` (fails: fewer layers "
-             "than the published lower bound; generalizes: at least the count depth of the verified program); a "
-             f"run generalizes when the mean on {_bin(bins[-1])} reaches {100 * LEARNED:.0f}%. Published: Yang, "
-             "Cadilhac & Chiang 2025, Figure 2 (rows L3 to L5 only; its length bin could not be read).", ""]
+             "Accuracy in percent (a word counts when every position is right): per bin, the mean over seeds with "
+             "its 95% interval, and every seed on the longest bin; *expected* comes from the layer bounds of "
+             "`crasp predict` (fails: fewer layers than the published lower bound; generalizes: at least the count "
+             "depth of the verified program). A cell whose training bin is entirely below "
+             f"{100 * LEARNED:.0f}% is *not learned* and counts neither way; once learned, it generalizes when "
+             f"the interval on {_bin(bins[-1])} is entirely at or above {100 * LEARNED:.0f}%, fails when entirely "
+             "below, and is inconclusive when it straddles it. Published: Yang, Cadilhac & Chiang 2025, Figure 2 "
+             "(rows L3 to L5 only; bin unknown: its length bin could not be read, so it is set beside our "
+             "longest bin only as a label, not compared in value).", ""]
     if plot:
         lines += [f"![accuracy against depth]({plot})", ""]
-    header = ["L_k", "layers", "seeds", *(f"{_bin(b)}" for b in bins), "expected", "observed", "vs expected",
-              "published", "vs published"]
+    header = ["L_k", "layers", "seeds", *(f"{_bin(b)}" for b in bins), f"each seed on {_bin(bins[-1])}", "expected",
+              "observed", "vs expected", "published (bin unknown)", "vs published"]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         o = row.observed
-        cells = [f"{_percent(m)} ({_percent(lo)}-{_percent(hi)})" for m, lo, hi in zip(o.mean, o.low, o.high)]
+        cells = o.cells() or ["-"] * len(bins)
         lines.append("| " + " | ".join([
-            f"L{row.k}", str(row.depth), str(o.seeds), *cells, row.expected, row.outcome or "-",
+            f"L{row.k}", str(row.depth), str(o.seeds), *cells, o.seeds_on_longest(), row.expected, row.outcome or "-",
             row.agreement(None if row.expected == "open" else row.expected),
             "-" if row.published is None else f"{row.published:g}", row.agreement(row.published_outcome)]) + " |")
     predicted = sorted({(r.k, r.at_least, r.program_depth) for r in rows})
@@ -195,15 +235,18 @@ def length_bounds(task_name: str) -> TrainingLength:
 def length_markdown(rows: Sequence[LengthRow], bounds: dict[str, TrainingLength], plot: str | None) -> str:
     lines = ["# Training-length experiment", "",
              "NoPE decoders (2 layers, 2 heads, width 64) trained on inputs of at most N symbols, tested on "
-             f"{_bin(rows[0].bins[-1])}; accuracy in percent, mean over seeds with the lowest and highest seed. "
+             f"{_bin(rows[0].bins[-1])}; accuracy in percent: the mean over seeds with its 95% interval, and every "
+             "seed. "
              "The bounds are those of `crasp predict` for idealized learners that see every input up to N.", ""]
     if plot:
         lines += [f"![accuracy against the longest training input]({plot})", ""]
-    lines += ["| task | N | seeds | training lengths | " + _bin(rows[0].bins[-1]) + " |", "|---|---|---|---|---|"]
+    lines += ["| task | N | seeds | training lengths | " + _bin(rows[0].bins[-1]) + " | each seed on "
+              + _bin(rows[0].bins[-1]) + " | outcome |", "|---|---|---|---|---|---|---|"]
     for row in rows:
         o = row.observed
-        shown = [f"{_percent(m)} ({_percent(lo)}-{_percent(hi)})" for m, lo, hi in zip(o.mean, o.low, o.high)]
-        lines.append(f"| {row.task} | {row.longest} | {o.seeds} | " + " | ".join(shown) + " |")
+        shown = o.cells() or ["-"] * len(row.bins)
+        lines.append(f"| {row.task} | {row.longest} | {o.seeds} | " + " | ".join(shown)
+                     + f" | {o.seeds_on_longest()} | {o.outcome or '-'} |")
     for task, found in bounds.items():
         lines += ["", f"{task}:", *(f"- {line}" for line in found.lines())]
     return "\n".join(lines) + "\n"

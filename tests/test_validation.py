@@ -463,6 +463,13 @@ def test_xu_modular_tasks_fine_tune_from_the_plain_operation_under_the_cpu_prese
 # ---------------------------------------------------------------- protocol
 
 
+def test_the_cpu_preset_counts_five_seeds_for_the_algorithmic_tasks():
+    cpu, paper = protocol.PRESETS["cpu"], protocol.PRESETS["paper"]
+    assert [cpu.seeds_for(registry.get(n)) for n in ("sort", "parity", "addition")] == [5, 5, 5]
+    assert cpu.seeds_for(registry.get("xu_addition")) == 2 and cpu.seeds_for(registry.get("tomita_1")) == 2
+    assert paper.seeds_for(registry.get("sort")) == paper.seeds_for(registry.get("xu_addition")) == 5
+
+
 def test_paper_preset_uses_the_published_configurations():
     paper = protocol.PRESETS["paper"]
     addition = paper.plan(registry.get("addition"), Variant.parse("nope"))
@@ -586,7 +593,13 @@ def test_report_reads_xu_runs_on_their_training_bin(tmp_path):
                      weights)
         (row,) = [r for r in report.rows(store) if r.model == f"1l1h{16 + seed}d"]
         assert (row.trained, row.observed, row.counted) == (1, expected, int(accuracy[1] >= protocol.LEARNED))
-    assert report.plot(report.rows(store), task.name, tmp_path / "xu.png").is_file()
+    matplotlib = pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    backend = matplotlib.get_backend()  # drawing leaves matplotlib's backend alone
+    drawn = report.plot(report.rows(store), task.name)
+    assert isinstance(drawn, Figure) and matplotlib.get_backend() == backend
+    assert report.save(drawn, tmp_path / "xu.png").is_file()
 
 
 # ---------------------------------------------------------------- command line

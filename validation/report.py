@@ -322,40 +322,59 @@ def markdown(table: list[Row], problems: Sequence[Problem] = (), plots: dict[str
     return "\n".join(lines) + "\n"
 
 
-def pyplot():
-    """matplotlib's pyplot on the file-only backend, or a clear error when it is not installed."""
+def figure(**options):
+    """A new matplotlib ``Figure`` (``options`` as ``Figure`` takes them), built without pyplot:
+    matplotlib's backend and pyplot's figures are left as they were. A clear error when matplotlib
+    is not installed."""
     try:
-        import matplotlib
+        from matplotlib.figure import Figure
     except ImportError:
         from .config import ValidationError
 
         raise ValidationError("plots need matplotlib: pip install 'crasp-lengthgen[plot]'") from None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    return Figure(**options)
 
-    return plt
+
+class _Figures:
+    """The two calls the report writers make of pyplot, answered without it (see :func:`figure`)."""
+
+    @staticmethod
+    def subplots(*args, figsize=None, **options):
+        made = figure(figsize=figsize)
+        return made, made.subplots(*args, **options)
+
+    @staticmethod
+    def close(_figure) -> None:
+        """Nothing to close: a figure made without pyplot is freed with its last reference."""
+
+
+def pyplot() -> _Figures:
+    """``subplots`` and ``close`` as pyplot has them, on figures from :func:`figure`: for the plots
+    of :mod:`validation.depth_report` and :mod:`validation.arithmetic_report`, which draw through
+    it; matplotlib's global backend is never set."""
+    return _Figures()
 
 
 def save(figure, path: str | Path) -> Path:
-    """Lay out ``figure``, write it to ``path`` as a PNG (making its folder), and close it."""
+    """Lay out ``figure`` and write it to ``path`` as a PNG (making its folder)."""
     figure.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=110)
-    pyplot().close(figure)
     return path
 
 
-def plot(table: list[Row], task: str, path: str | Path) -> Path:
-    """A PNG of accuracy per length bin for one task: observed (mean, with its interval) and
-    published, one colour per variant; the training bin shaded. A preset that rescales lengths
-    keeps the paper's ratios, so bin k is compared with the paper's bin k (both are labelled)."""
-    plt = pyplot()
+def plot(table: list[Row], task: str):
+    """Accuracy per length bin for one task, as a matplotlib ``Figure`` (:func:`save` writes it):
+    observed (mean, with its interval) and published, one colour per variant; the training bin
+    shaded. A preset that rescales lengths keeps the paper's ratios, so bin k is compared with the
+    paper's bin k (both are labelled)."""
     chosen = [row for row in table if row.task == task]
     if not chosen:
         raise ValueError(f"no rows for task {task!r}")
     centres = list(range(1, len(chosen[0].bins) + 1))
-    figure, axes = plt.subplots(figsize=(5.5, 3.6))
+    drawn = figure(figsize=(5.5, 3.6))
+    axes = drawn.subplots()
     trained = chosen[0].trained + 1
     axes.axvspan(trained - 0.3, trained + 0.3, color="0.92", label="training lengths")
     for k, row in enumerate(chosen):
@@ -376,7 +395,7 @@ def plot(table: list[Row], task: str, path: str | Path) -> Path:
              ylabel="exact-match accuracy", ylim=(-0.03, 1.03))
     axes.title.set_fontsize(9)
     axes.legend(fontsize=7, loc="lower left")
-    return save(figure, path)
+    return drawn
 
 
 def write(store: Store, out: str | Path, *, preset: str | None = None, tasks: Iterable[str] | None = None) -> Path:
@@ -386,7 +405,7 @@ def write(store: Store, out: str | Path, *, preset: str | None = None, tasks: It
     table = rows(store, preset=preset, tasks=tasks)
     plots = {}
     for task in sorted({row.task for row in table}):
-        plot(table, task, out / f"{task}.png")
+        save(plot(table, task), out / f"{task}.png")
         plots[task] = f"{task}.png"
     wanted = set(tasks) if tasks is not None else None
     running = [g for g in store.in_progress()

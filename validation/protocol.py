@@ -74,6 +74,12 @@ class Preset:
     seeds: int = 5
     count_threshold: float = 1.0
     max_attempts: int = 3
+    family_seeds: tuple[tuple[str, int], ...] = ()
+    """Counted seeds for the tasks of a family, where they differ from ``seeds``."""
+
+    def seeds_for(self, task: Task) -> int:
+        """The counted seeds a validation of ``task`` trains by default."""
+        return dict(self.family_seeds).get(task.family, self.seeds)
 
     def counts(self, spec: RunSpec, accuracy: tuple[float, ...]) -> bool:
         return spec.model.n_layer > LARGE_LAYERS or accuracy[spec.training_bin] >= self.count_threshold
@@ -346,8 +352,10 @@ PRESETS: dict[str, Preset] = {
                              "2,000 test examples per bin, 5 counted seeds", _paper_plan),
     "cpu": Preset("cpu", "a 2-core budget: small models, 1,000-3,000 steps, the paper's lengths or (for "
                          "tasks small models cannot learn at them) lengths scaled down, 400 test examples per "
-                         "bin, 2 counted seeds (a seed counts when it learned the training bin, accuracy "
-                         ">= 0.9; at most 4 tried)", _cpu_plan, seeds=2, count_threshold=LEARNED, max_attempts=2),
+                         "bin, 5 counted seeds for the algorithmic tasks (enough for a t interval and a "
+                         "Mann-Whitney test across seeds) and 2 for the others (a seed counts when it learned "
+                         "the training bin, accuracy >= 0.9; at most twice as many tried)", _cpu_plan, seeds=2,
+                  count_threshold=LEARNED, max_attempts=2, family_seeds=(("algorithmic", 5),)),
 }
 
 

@@ -54,7 +54,7 @@ def validate(task_name: str, preset: Preset, variant: str = "ape", *, store: Sto
     task = registry.get(task_name)
     kind = Variant.parse(variant)
     plan = plan or preset.plan(task, kind)
-    wanted = seeds if seeds is not None else preset.seeds
+    wanted = seeds if seeds is not None else preset.seeds_for(task)
     if wanted < 1:
         raise ValidationError(f"--seeds {wanted}: at least one seed is needed")
     initial = _first_stages(task, preset, kind, plan, store=store, device=device, progress=progress)

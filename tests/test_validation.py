@@ -463,6 +463,13 @@ def test_xu_modular_tasks_fine_tune_from_the_plain_operation_under_the_cpu_prese
 # ---------------------------------------------------------------- protocol
 
 
+def test_the_cpu_preset_counts_five_seeds_for_the_algorithmic_tasks():
+    cpu, paper = protocol.PRESETS["cpu"], protocol.PRESETS["paper"]
+    assert [cpu.seeds_for(registry.get(n)) for n in ("sort", "parity", "addition")] == [5, 5, 5]
+    assert cpu.seeds_for(registry.get("xu_addition")) == 2 and cpu.seeds_for(registry.get("tomita_1")) == 2
+    assert paper.seeds_for(registry.get("sort")) == paper.seeds_for(registry.get("xu_addition")) == 5
+
+
 def test_paper_preset_uses_the_published_configurations():
     paper = protocol.PRESETS["paper"]
     addition = paper.plan(registry.get("addition"), Variant.parse("nope"))

@@ -80,3 +80,17 @@ def test_ci_runs_the_readme_command_in_a_fresh_virtual_environment():
     readme = (ROOT / "README.md").read_text()
     assert "python3 -m venv --clear" in ci and "--system-site-packages" not in ci
     assert ci.rstrip().splitlines()[-1] == "make test" and "make test" in readme
+
+
+def test_the_package_metadata_says_what_users_expect():
+    """A licence file and an SPDX licence, classifiers, keywords, and a py.typed marker in every
+    package (the type hints are meant to be read by type checkers), shipped as package data."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    project = pyproject["project"]
+    assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+    assert "Typing :: Typed" in project["classifiers"] and project["keywords"]
+    assert all(url.startswith("https://") for url in project["urls"].values())
+    for package in ("crasp", "limit_transformer", "tasks", "validation"):
+        assert (ROOT / package / "py.typed").is_file(), package
+    assert "py.typed" in pyproject["tool"]["setuptools"]["package-data"]["*"]

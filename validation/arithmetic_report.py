@@ -13,7 +13,7 @@ from tasks import registry
 
 from .arithmetic_claims import ABOVE, CASCADES_ABOVE, DOWNWARD, Cascades, Curve, Experiment, Kept, Run
 from .config import Variant
-from .report import (KEPT, Outcome, Row, bin_labels, interval_cells, pyplot, relative_verdict, row_of, save,
+from .report import (KEPT, Outcome, Row, bin_labels, figure, interval_cells, relative_verdict, row_of, save,
                      seed_cells, table_cells)
 from .statistics import compare_counts, compare_seeds, successes
 from .store import StoredRun
@@ -210,14 +210,14 @@ def cascades_table(found: Sequence[Cascades]) -> list[str]:
     return lines
 
 
-def plot_curves(curves: Sequence[Curve], path: Path, title: str) -> Path:
+def plot_curves(curves: Sequence[Curve], title: str):
     """Accuracy against number of digits, one panel per task (each with its legend), one colour per
     variant across panels; dashed: the share answered as on truncated operands; grey: the trained
-    digits."""
-    plt = pyplot()
+    digits (a matplotlib ``Figure``)."""
     tasks = list(dict.fromkeys(c.task for c in curves))
     colour = {variant: f"C{k}" for k, variant in enumerate(dict.fromkeys(c.variant for c in curves))}
-    figure, panels = plt.subplots(1, len(tasks), figsize=(3.4 * len(tasks), 3.2), squeeze=False, sharey=True)
+    drawn = figure(figsize=(3.4 * len(tasks), 3.2))
+    panels = drawn.subplots(1, len(tasks), squeeze=False, sharey=True)
     for axes, task in zip(panels[0], tasks):
         chosen = [c for c in curves if c.task == task]
         low, high = chosen[0].trained
@@ -232,15 +232,15 @@ def plot_curves(curves: Sequence[Curve], path: Path, title: str) -> Path:
         axes.title.set_fontsize(9)
         axes.legend(fontsize=6, loc="center left")
     panels[0][0].set_ylabel("exact match")
-    figure.suptitle(title, fontsize=10)
-    return save(figure, path)
+    drawn.suptitle(title, fontsize=10)
+    return drawn
 
 
-def plot_cascades(found: Sequence[Cascades], path: Path) -> Path:
+def plot_cascades(found: Sequence[Cascades]):
     """Accuracy against longest carry cascade, one line per run; grey: the cascades training
-    inputs can have."""
-    plt = pyplot()
-    figure, axes = plt.subplots(figsize=(4.5, 3.2))
+    inputs can have (a matplotlib ``Figure``)."""
+    drawn = figure(figsize=(4.5, 3.2))
+    axes = drawn.subplots()
     axes.axvspan(-0.5, found[0].trained + 0.5, color="0.92", label="cascades possible in training")
     for k, c in enumerate(found):
         axes.plot(c.lengths, c.accuracy, marker="o", color=f"C{k}", label=f"{c.task} {c.variant}")
@@ -249,7 +249,7 @@ def plot_cascades(found: Sequence[Cascades], path: Path) -> Path:
              title=f"{low}-{high} digit sums, by carry cascade")
     axes.title.set_fontsize(9)
     axes.legend(fontsize=7)
-    return save(figure, path)
+    return drawn
 
 
 LEARNED = 0.99
@@ -309,13 +309,14 @@ def history_table(results: Sequence[Validation]) -> list[str]:
     return lines
 
 
-def plot_history(results: Sequence[Validation], path: Path) -> Path:
-    """Accuracy per bin at every evaluation, one panel per run (seed), five panels a row."""
-    plt = pyplot()
+def plot_history(results: Sequence[Validation]):
+    """Accuracy per bin at every evaluation, one panel per run (seed), five panels a row (a
+    matplotlib ``Figure``)."""
     runs = [(result, run) for result in results for run in result.runs if run.history]
     columns = min(5, len(runs))
     rows = -(-len(runs) // columns)
-    figure, panels = plt.subplots(rows, columns, figsize=(3.2 * columns, 2.9 * rows), squeeze=False, sharey=True)
+    drawn = figure(figsize=(3.2 * columns, 2.9 * rows))
+    panels = drawn.subplots(rows, columns, squeeze=False, sharey=True)
     for axes in panels.flat[len(runs):]:
         axes.set_visible(False)
     for axes, (result, run) in zip(panels.flat, runs):
@@ -327,7 +328,7 @@ def plot_history(results: Sequence[Validation], path: Path) -> Path:
         axes.legend(fontsize=6, title="digits", title_fontsize=6)
     for axes in panels[:, 0]:
         axes.set_ylabel("exact match")
-    return save(figure, path)
+    return drawn
 
 
 def uncounted(results: Sequence[Validation]) -> list[tuple[Validation, StoredRun]]:
@@ -477,12 +478,12 @@ def write(experiment: Experiment, preset: str, results: Sequence[Validation], cu
     out.mkdir(parents=True, exist_ok=True)
     plots = {}
     if curves:
-        plots["curves"] = plot_curves(curves, out / f"{experiment.name}-digits.png",
-                                      f"{experiment.name} ({preset})").name
+        plots["curves"] = save(plot_curves(curves, f"{experiment.name} ({preset})"),
+                               out / f"{experiment.name}-digits.png").name
     if found:
-        plots["cascades"] = plot_cascades(found, out / f"{experiment.name}-cascades.png").name
+        plots["cascades"] = save(plot_cascades(found), out / f"{experiment.name}-cascades.png").name
     if any(run.history for result in results for run in result.runs):
-        plots["history"] = plot_history(results, out / f"{experiment.name}-training.png").name
+        plots["history"] = save(plot_history(results), out / f"{experiment.name}-training.png").name
     path = out / f"{experiment.name}.md"
     path.write_text(markdown(experiment, preset, results, curves, found, plots, kept), encoding="utf-8")
     return path

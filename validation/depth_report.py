@@ -26,7 +26,7 @@ from tasks.layers import layers, shallowest_program
 from tasks.training_length import TrainingLength, training_length
 
 from .protocol import LEARNED
-from .report import pyplot, save
+from .report import figure, save
 from .statistics import Interval, mean_interval
 from .sweep import Validation
 
@@ -171,14 +171,14 @@ def depth_markdown(rows: Sequence[DepthRow], plot: str | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot_depth(rows: Sequence[DepthRow], path: Path) -> Path:
+def plot_depth(rows: Sequence[DepthRow]):
     """A heat map of the mean accuracy on the longest bin, L_k by layers, with the predicted
-    minimum depth as a staircase and the published numbers where known."""
-    plt = pyplot()
+    minimum depth as a staircase and the published numbers where known (a matplotlib ``Figure``)."""
     ks = sorted({r.k for r in rows})
     depths = sorted({r.depth for r in rows})
     grid = [[next((r.observed.longest for r in rows if r.k == k and r.depth == d), None) for d in depths] for k in ks]
-    figure, axes = plt.subplots(figsize=(1.2 * len(depths) + 2.2, 0.8 * len(ks) + 1.4))
+    drawn = figure(figsize=(1.2 * len(depths) + 2.2, 0.8 * len(ks) + 1.4))
+    axes = drawn.subplots()
     image = axes.imshow([[float("nan") if v is None else v for v in line] for line in grid], vmin=0, vmax=1,
                         cmap="viridis", aspect="auto")
     for i, k in enumerate(ks):
@@ -198,14 +198,14 @@ def plot_depth(rows: Sequence[DepthRow], path: Path) -> Path:
              title=f"NoPE accuracy on lengths {_bin(rows[0].bins[-1])}\n"
                    "red: predicted minimum depth (left of it: cannot)")
     axes.title.set_fontsize(9)
-    figure.colorbar(image, ax=axes, fraction=0.05)
-    return save(figure, path)
+    drawn.colorbar(image, ax=axes, fraction=0.05)
+    return drawn
 
 
 def write_depth(cells: Sequence, results: Sequence[Validation], out: Path) -> Path:
     rows = depth_rows(cells, results)
     out.mkdir(parents=True, exist_ok=True)
-    plot = plot_depth(rows, out / "depth.png").name if any(r.observed.seeds for r in rows) else None
+    plot = save(plot_depth(rows), out / "depth.png").name if any(r.observed.seeds for r in rows) else None
     path = out / "depth.md"
     path.write_text(depth_markdown(rows, plot), encoding="utf-8")
     return path
@@ -252,10 +252,12 @@ def length_markdown(rows: Sequence[LengthRow], bounds: dict[str, TrainingLength]
     return "\n".join(lines) + "\n"
 
 
-def plot_length(rows: Sequence[LengthRow], bounds: dict[str, TrainingLength], path: Path) -> Path:
-    plt = pyplot()
+def plot_length(rows: Sequence[LengthRow], bounds: dict[str, TrainingLength]):
+    """Accuracy on the longest bin against the longest training input, one panel per task, with the
+    DFA learner's bounds (a matplotlib ``Figure``)."""
     tasks = list(dict.fromkeys(r.task for r in rows))
-    figure, panels = plt.subplots(1, len(tasks), figsize=(3.6 * len(tasks), 3.2), squeeze=False, sharey=True)
+    drawn = figure(figsize=(3.6 * len(tasks), 3.2))
+    panels = drawn.subplots(1, len(tasks), squeeze=False, sharey=True)
     for axes, task in zip(panels[0], tasks):
         chosen = [r for r in rows if r.task == task and r.observed.seeds]
         xs = [r.longest for r in chosen]
@@ -273,7 +275,7 @@ def plot_length(rows: Sequence[LengthRow], bounds: dict[str, TrainingLength], pa
         axes.title.set_fontsize(9)
         axes.legend(fontsize=7, loc="lower right")
     panels[0][0].set_ylabel("exact-match accuracy")
-    return save(figure, path)
+    return drawn
 
 
 def write_length(runs: Sequence, results: Sequence[Validation], out: Path) -> Path:
@@ -281,7 +283,8 @@ def write_length(runs: Sequence, results: Sequence[Validation], out: Path) -> Pa
             for run, result in zip(runs, results)]
     bounds = {task: length_bounds(task) for task in dict.fromkeys(r.task for r in rows)}
     out.mkdir(parents=True, exist_ok=True)
-    plot = plot_length(rows, bounds, out / "training-length.png").name if any(r.observed.seeds for r in rows) else None
+    plot = (save(plot_length(rows, bounds), out / "training-length.png").name if any(r.observed.seeds for r in rows)
+            else None)
     path = out / "training-length.md"
     path.write_text(length_markdown(rows, bounds, plot), encoding="utf-8")
     return path

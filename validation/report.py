@@ -335,26 +335,6 @@ def figure(**options):
     return Figure(**options)
 
 
-class _Figures:
-    """The two calls the report writers make of pyplot, answered without it (see :func:`figure`)."""
-
-    @staticmethod
-    def subplots(*args, figsize=None, **options):
-        made = figure(figsize=figsize)
-        return made, made.subplots(*args, **options)
-
-    @staticmethod
-    def close(_figure) -> None:
-        """Nothing to close: a figure made without pyplot is freed with its last reference."""
-
-
-def pyplot() -> _Figures:
-    """``subplots`` and ``close`` as pyplot has them, on figures from :func:`figure`: for the plots
-    of :mod:`validation.depth_report` and :mod:`validation.arithmetic_report`, which draw through
-    it; matplotlib's global backend is never set."""
-    return _Figures()
-
-
 def save(figure, path: str | Path) -> Path:
     """Lay out ``figure`` and write it to ``path`` as a PNG (making its folder)."""
     figure.tight_layout()

@@ -328,13 +328,8 @@ class Search:
             if a is not None and b is not None:
                 yield from self.pairs(BOOL, ("and",), a, b, np.logical_and, left == right, strict=True)
                 yield from self.pairs(BOOL, ("or",), a, b, np.logical_or, left == right, strict=True)
-        for left in range(1, (size - 1) // 2 + 1):
-            right = size - 1 - left
-            if left == right == 1 and not self.count_atoms:
-                continue
-            a, b = self.group(COUNT, left, full), self.group(COUNT, right, full)
-            if a is not None and b is not None:
-                yield from self.comparisons(a, b, left == right)
+        for same, a, b in self.count_pairs(size, full):
+            yield from self.comparisons(a, b, same)
         if self.config.conditionals:
             yield from self.conditionals(BOOL, size, full)
 
@@ -363,22 +358,11 @@ class Search:
             for guard in self.ranges.guards:
                 yield from self.unary(COUNT, ("local", guard), operand,
                                       lambda v, g=guard: restrict(batch.local_count(v, g, self.count_type)))
-        for left in range(1, (size - 1) // 2 + 1):
-            right = size - 1 - left
-            if left == right == 1 and not self.count_atoms:
-                continue
-            a, b = self.group(COUNT, left, full), self.group(COUNT, right, full)
-            if a is not None and b is not None:
-                yield from self.pairs(COUNT, ("add",), a, b, np.add, left == right, strict=False,
-                                      bounded=False)
-        for left in range(1, size - 1):
-            right = size - 1 - left
-            if left == right == 1 and not self.count_atoms:
-                continue
-            a, b = self.group(COUNT, left, full), self.group(COUNT, right, full)
-            if a is not None and b is not None:
-                yield from self.pairs(COUNT, ("sub",), a, b, np.subtract, False, strict=False,
-                                      distinct=left == right, bounded=False)
+        for same, a, b in self.count_pairs(size, full):
+            yield from self.pairs(COUNT, ("add",), a, b, np.add, same, strict=False, bounded=False)
+        for same, a, b in self.count_pairs(size, full, ordered=True):
+            yield from self.pairs(COUNT, ("sub",), a, b, np.subtract, False, strict=False, distinct=same,
+                                  bounded=False)
         operand = self.group(COUNT, size - 1, full) if size - 1 > 1 else None
         if operand is not None:
             for factor in self.ranges.factors:
@@ -386,15 +370,22 @@ class Search:
                                       lambda v, k=factor: np.multiply(v, np.int32(k), dtype=np.int32),
                                       bounded=False)
         for tag, fn in (("min", np.minimum), ("max", np.maximum)):
-            for left in range(1, (size - 1) // 2 + 1):
-                right = size - 1 - left
-                if left == right == 1 and not self.count_atoms:
-                    continue
-                a, b = self.group(COUNT, left, full), self.group(COUNT, right, full)
-                if a is not None and b is not None:
-                    yield from self.pairs(COUNT, (tag,), a, b, fn, left == right, strict=True)
+            for same, a, b in self.count_pairs(size, full):
+                yield from self.pairs(COUNT, (tag,), a, b, fn, same, strict=True)
         if self.config.conditionals:
             yield from self.conditionals(COUNT, size, full)
+
+    def count_pairs(self, size: int, full: bool, ordered: bool = False) -> Iterator[tuple[bool, tuple, tuple]]:
+        """(same size, a, b) for the stored count groups of each split of ``size - 1`` into two
+        sizes, the smaller first unless ``ordered``; two of size 1 only when some counts are atoms
+        (otherwise both are constants)."""
+        for left in range(1, size - 1) if ordered else range(1, (size - 1) // 2 + 1):
+            right = size - 1 - left
+            if left == right == 1 and not self.count_atoms:
+                continue
+            a, b = self.group(COUNT, left, full), self.group(COUNT, right, full)
+            if a is not None and b is not None:
+                yield left == right, a, b
 
     def per(self, width: int) -> int:
         return max(1, self.config.chunk // max(width, 1))

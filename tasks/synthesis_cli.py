@@ -52,14 +52,16 @@ def add_commands(commands) -> None:
         "exit status 1, with what was searched, when nothing is found within the budget. Progress goes to "
         "standard error.",
     )
-    parser.add_argument("task", metavar="TASK")
+    parser.add_argument("task", metavar="TASK",
+                        help="a registered task (`crasp tasks` lists them) or module:attribute naming your own")
     parser.add_argument("--positions", choices=["ape", "nope"], default="ape",
                         help="ape: periodic predicates and local guards allowed (default); nope: plain C-RASP")
     parser.add_argument("--max-size", type=integer(minimum=0), default=12, metavar="N",
                         help="largest expression size (AST nodes) per output (default 12)")
     parser.add_argument("--time", type=number(minimum=0), default=30.0, metavar="S",
                         help="time budget in seconds (default 30)")
-    parser.add_argument("--seed", type=SEED, default=0)
+    parser.add_argument("--seed", type=SEED, default=0,
+                        help="seed of the random inputs, offsets and verification samples (default 0)")
     parser.add_argument("--json", action="store_true",
                         help="print {program, size, checks, candidates, seconds, ...} as JSON")
     parser.add_argument("--out", metavar="FILE", help="write the program to FILE (.cr)")

@@ -149,10 +149,6 @@ def _parsers(parser: argparse.ArgumentParser):
                 yield from _parsers(command)
 
 
-UNDOCUMENTED = {("crasp synthesize", "task"), ("crasp synthesize", "--seed")}
-"""Arguments still without help, in a module being moved meanwhile (tasks/synthesis_cli.py)."""
-
-
 def test_every_command_and_argument_says_what_it_is_for():
     missing = []
     for parser in _parsers(build_parser()):
@@ -167,7 +163,7 @@ def test_every_command_and_argument_says_what_it_is_for():
             if isinstance(action, argparse._SubParsersAction):
                 missing += [(parser.prog, choice.dest) for choice in action._choices_actions
                             if not (choice.help or "").strip()]
-    assert sorted(set(missing) - UNDOCUMENTED) == []
+    assert sorted(missing) == []
 
 
 def test_console_script_long_input_and_no_traceback(tmp_path):

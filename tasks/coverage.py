@@ -24,7 +24,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from crasp import ast
-from crasp.checker import CheckedProgram, check
+from crasp.checker import CheckedProgram
 from crasp.printer import format_expr
 
 PROBE = "__probe_"

@@ -39,9 +39,9 @@ import itertools
 from dataclasses import dataclass
 
 from .evidence.context import Evidence
-from .findings import Budget, Strength
+from .findings import Strength
 from .regular.dfa import Dfa, words
-from .types import Format, Task
+from .types import Format
 
 CHEN_MA_LI = ("Chen, Ma & Li, Non-Asymptotic Length Generalization, ICML 2025 (arXiv 2506.03085), abstract: the "
               "length complexity of DFAs is 2n - 2; Moore 1956 for the distinguishing word")

@@ -395,7 +395,7 @@ def assess(evidence: Evidence, scheme: str) -> Finding:
         return Finding(NAME, Verdict.GENERALIZES, Strength.PROOF,
                        f"the task's own automaton ({sizes}) is in C-RASP: {criteria}", Reason.LANGUAGE_INSIDE,
                        (f"convention: {convention}", "the program is not built here (a batch decides first): "
-                        f"`crasp predict` of the task builds and verifies it",
+                        "`crasp predict` of the task builds and verifies it",
                         *(d.certificate for _, _, d in decided)),
                        (programs.THEOREMS, *_references(decided)),
                        short=f"the task's own automaton is in C-RASP ({criteria})")

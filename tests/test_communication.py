@@ -17,7 +17,7 @@ from tasks.communication import (
     default_split,
     exact_polynomial,
 )
-from tasks import catalogue, registry
+from tasks import catalogue
 from tasks.registry import INVALID, Format
 
 VECTORISED = [t.name for t in tasks.all_tasks() if t.batch_answer is not None]

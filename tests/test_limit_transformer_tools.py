@@ -4,7 +4,6 @@ import json
 
 import numpy as np
 import pytest
-import torch
 
 from crasp import check, library, parse
 from limit_transformer import compile, run

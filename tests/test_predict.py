@@ -12,7 +12,7 @@ import pytest
 import tasks
 from crasp.cli import main
 from crasp.parser import parse
-from tasks import catalogue, registry
+from tasks import catalogue
 from tasks.arithmetic import MODULI
 from tasks.evidence import truncation as truncation_evidence
 from tasks import engine

@@ -1,6 +1,5 @@
 """Property tests on random programs: printing round-trips, the interpreter equals the reference."""
 
-import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

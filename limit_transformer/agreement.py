@@ -56,6 +56,13 @@ class Verification:
             return head + "compiled model equals the interpreter"
         return head + f"{len(self.mismatches)} mismatches; first: {self.mismatches[0].describe()}"
 
+    def to_json(self) -> dict:
+        """``ok``, the inputs, positions and longest input compared, and the mismatches listed
+        (each: its tokens, offset, position, output, and the interpreter's and the model's value)."""
+        return {"ok": self.ok, "inputs": self.inputs, "positions": self.positions, "longest": self.longest,
+                "mismatches": [{"tokens": list(m.tokens), "offset": m.offset, "position": m.position,
+                                "output": m.output, "expected": m.expected, "got": m.got} for m in self.mismatches]}
+
 
 def per_position(result: RunResult) -> dict[str, np.ndarray]:
     """Every output at every position: accept, or next(t) for each declared token."""

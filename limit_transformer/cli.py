@@ -37,22 +37,34 @@ def cmd_compile(args, out, err) -> int:
     checked = check(load_program(args.program))
     model = compile_program(checked, config)
     properties = check_properties(model)
-    print(model.describe(), file=out)
-    print(f"  PERIODIC: period {properties.period}; LOCAL: tau {properties.tau}", file=out)
+    if not args.json:
+        print(model.describe(), file=out)
+        print(f"  PERIODIC: period {properties.period}; LOCAL: tau {properties.tau}", file=out)
     report = verify(model, checked, max_length=args.verify_length, count=args.count, seed=args.seed)
-    print(f"verification: {report.summary()}", file=out)
+    if not args.json:
+        print(f"verification: {report.summary()}", file=out)
+    files = []
     if args.export == "tl":
         from .lens import export_lens
 
         export = export_lens(model, n_ctx=args.verify_length + 1)
         path = export.save(args.output)
+        files.append(path)
         print(f"wrote {path} (TransformerLens HookedTransformer, n_ctx {export.n_ctx}; load it with "
               "limit_transformer.lens.load_transformer_lens)", file=err)
     elif args.output:
         from .export import save
 
         for path in save(model, args.output):
+            files.append(path)
             print(f"wrote {path}", file=err)
+    if args.json:
+        import dataclasses
+        import json
+
+        print(json.dumps({"ok": report.ok, "program": args.program, "model": model.summary(),
+                          "properties": dataclasses.asdict(properties), "verification": report.to_json(),
+                          "files": [str(f) for f in files]}, indent=2), file=out)
     return 0 if report.ok else 1
 
 
@@ -114,6 +126,9 @@ def add_commands(commands) -> None:
     compile_p.add_argument("--export", choices=["tl"],
                            help="save the model as a TransformerLens HookedTransformer (tl) for inputs up to "
                                 "--verify-length tokens, to the -o FILE (pip install '.[interp]' to load it)")
+    compile_p.add_argument("--json", action="store_true",
+                           help="print one JSON document instead: ok, the program, the model (layers, width, "
+                                "heads, residual, outputs), PERIODIC and LOCAL, the verification and the files written")
     compile_p.set_defaults(handler=cmd_compile)
 
     run_p = commands.choices["run"]

@@ -432,6 +432,29 @@ class LimitTransformer(nn.Module):
         lines.append(f"  outputs: {', '.join(spec.outputs)}")
         return "\n".join(lines)
 
+    def summary(self) -> dict:
+        """What :meth:`describe` says, as JSON: the source, ``layers``, residual ``width``, parameter
+        counts, dtype, the positional table (``period``, ``periodic``), per layer its heads (kind,
+        offset, phi support, what they read) and MLP width, the residual labels and the outputs.
+
+        >>> from crasp import check, library
+        >>> from limit_transformer import compile
+        >>> data = compile(check(library.load("dyck1"))).summary()
+        >>> data["layers"], data["width"] == len(data["residual"]), data["outputs"]
+        (3, True, ['accept'])
+        """
+        spec = self.spec
+        blocks = []
+        for heads, block in zip(spec.heads, self.blocks):
+            blocks.append({"mlp_width": int(block.mlp.W_in.shape[1]), "heads": [
+                {"kind": head.kind, "offset": head.offset, "reads": list(head.reads),
+                 "phi_support": torch.nonzero(block.attn.phi[h].detach()).flatten().tolist()}
+                for h, head in enumerate(heads)]})
+        return {"source": spec.source, "layers": spec.n_layers, "width": spec.d_model,
+                "parameters": self.parameter_count(), "nonzero_parameters": self.nonzero_count(), "dtype": spec.dtype,
+                "period": spec.period, "periodic": spec.wrap, "blocks": blocks, "residual": list(spec.labels),
+                "outputs": list(spec.outputs)}
+
     def parameter_count(self) -> int:
         """Parameters of the equivalent dense model (sparse weights count every entry)."""
         return sum(p.numel() for p in self.parameters())

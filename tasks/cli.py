@@ -88,6 +88,14 @@ def cmd_verify(args, out, err) -> int:
         task, program, scheme=args.positions, exhaustive_length=args.exhaustive_length,
         samples=args.samples, max_length=args.max_length, seed=args.seed,
     )
+    if args.json:
+        written = None
+        if args.trace and not report.ok:
+            written = write_traces([report.counterexample.trace], Path(args.trace),
+                                   title=f"Counterexample for {task.name}")
+            print(f"trace written to {written}", file=err)
+        print(json.dumps({**report.to_json(), "trace": str(written) if written else None}, indent=2), file=out)
+        return 0 if report.ok else 1
     print(report.summary(), file=out)
     if report.ok:
         return 0
@@ -144,6 +152,9 @@ def add_commands(commands) -> None:
     verify_p.add_argument("--seed", type=SEED, default=0, metavar="S",
                           help="the seed of the random inputs and offsets (default 0)")
     verify_p.add_argument("--trace", metavar="FILE", help="write the counterexample's trace (.html or .txt)")
+    verify_p.add_argument("--json", action="store_true",
+                          help="print one JSON document: ok, status, the counts checked, each comparison's exercise, "
+                               "the counterexample (or null) and the trace written (or null)")
     verify_p.set_defaults(handler=cmd_verify)
 
     from .predict_cli import add_predict

@@ -53,6 +53,14 @@ class Counterexample:
                 f"at position {self.position + 1} (token {self.example.tokens[self.position]!r}): "
                 f"expected {_show(self.expected)}, program gives {_show(self.got)}")
 
+    def to_json(self) -> dict:
+        """The counterexample as JSON: the input, its offset, the position (0-based, into
+        ``tokens``) and its token, and the expected and given outputs (a set of next tokens as a
+        sorted list; null where zero or several next(t) hold)."""
+        return {"tokens": list(self.example.tokens), "offset": self.offset, "position": self.position,
+                "token": self.example.tokens[self.position], "expected": _json_value(self.expected),
+                "got": _json_value(self.got)}
+
 
 @dataclass(frozen=True)
 class Report:
@@ -105,12 +113,39 @@ class Report:
         )
 
 
+    def to_json(self) -> dict:
+        """What :meth:`summary` says, as JSON: ``ok`` and ``status`` (PASS or FAIL), the task and
+        program, every count checked, each comparison's exercise and the counterexample (null when
+        there is none).
+
+        >>> import tasks
+        >>> data = verify(tasks.get("bin_majority"), exhaustive_length=4, samples=2, max_length=20).to_json()
+        >>> data["status"], data["exhaustive_inputs"], data["counterexample"]
+        ('PASS', 22, None)
+        """
+        return {
+            "ok": self.ok, "status": "PASS" if self.ok else "FAIL", "task": self.task, "program": self.program,
+            "exhaustive_length": self.exhaustive_length, "exhaustive_symbols": list(self.exhaustive_symbols),
+            "exhaustive_inputs": self.exhaustive_inputs, "sampled_inputs": self.sampled_inputs,
+            "max_sampled_length": self.max_sampled_length, "derived_inputs": self.derived_inputs,
+            "reach": self.reach, "largest_constant": self.largest_constant,
+            "reaches_constants": self.reaches_constants, "offsets": list(self.offsets), "checks": self.checks,
+            "exercised": [{"comparison": e.probe.text, "true": e.true, "false": e.false, "boundary": e.boundary,
+                           "both_sides": e.both_sides} for e in self.exercised],
+            "counterexample": self.counterexample.to_json() if self.counterexample else None,
+        }
+
     def coverage_text(self) -> str:
         if not self.exercised:
             return "the program compares nothing"
         if not self.unexercised:
             return f"all {len(self.exercised)} comparisons, on both sides of their thresholds"
         return "not " + "; ".join(e.describe() for e in self.unexercised)
+
+
+def _json_value(value):
+    """An output as JSON takes it: a set of tokens as a sorted list."""
+    return sorted(value) if isinstance(value, frozenset) else value
 
 
 def _show(value) -> str:

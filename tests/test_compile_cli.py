@@ -24,6 +24,28 @@ def test_compile_verifies_and_saves(tmp_path):
     assert (tmp_path / "model.safetensors").exists() and (tmp_path / "model.json").exists()
 
 
+def test_compile_json_is_one_document(tmp_path):
+    import json
+
+    status, out, err = _run("compile", "contains_ab", "--verify-length", "32", "--count", "5", "--json",
+                            "-o", str(tmp_path / "model"))
+    document, end = json.JSONDecoder().raw_decode(out)
+    assert status == 0 and out[end:].strip() == "", err
+    assert set(document) == {"ok", "program", "model", "properties", "verification", "files"}
+    assert document["ok"] is True and document["program"] == "contains_ab"
+    model = document["model"]
+    assert {"source", "layers", "width", "parameters", "nonzero_parameters", "dtype", "period", "periodic", "blocks",
+            "residual", "outputs"} == set(model)
+    assert model["layers"] == len(model["blocks"]) and model["width"] == len(model["residual"])
+    heads = [head for block in model["blocks"] for head in block["heads"]]
+    assert {"kind": "offset", "offset": 1, "reads": ['"a"'], "phi_support": [1]} in heads
+    assert document["properties"] == {"period": 1, "tau": 1, "layers": model["layers"], "heads": len(heads)}
+    assert document["verification"] == {"ok": True, "inputs": 5, "positions": document["verification"]["positions"],
+                                        "longest": 32, "mismatches": []}
+    assert document["files"] == [str(tmp_path / "model.safetensors"), str(tmp_path / "model.json")]
+    assert "wrote" in err and all((tmp_path / name).is_file() for name in ("model.safetensors", "model.json"))
+
+
 def test_out_is_a_hidden_older_name_of_output(tmp_path):
     import re
 

@@ -41,6 +41,42 @@ def test_verify_passes_and_fails(tmp_path):
     assert trace.exists() and "trace written" in err
 
 
+def _one_document(out: str) -> dict:
+    """The JSON document that is all of ``out``."""
+    document, end = json.JSONDecoder().raw_decode(out)
+    assert out[end:].strip() == "", "stdout holds more than the JSON document"
+    return document
+
+
+VERIFY_KEYS = {"ok", "status", "task", "program", "exhaustive_length", "exhaustive_symbols", "exhaustive_inputs",
+               "sampled_inputs", "max_sampled_length", "derived_inputs", "reach", "largest_constant",
+               "reaches_constants", "offsets", "checks", "exercised", "counterexample", "trace"}
+
+
+def test_verify_json_passes_and_fails(tmp_path):
+    status, out, _ = crasp("verify", "bin_majority", "--samples", "5", "--max-length", "40", "--json")
+    document = _one_document(out)
+    assert status == 0 and set(document) == VERIFY_KEYS
+    assert (document["ok"], document["status"], document["task"]) == (True, "PASS", "bin_majority")
+    assert document["counterexample"] is None and document["trace"] is None
+    assert all(isinstance(document[k], int) for k in ("exhaustive_length", "exhaustive_inputs", "sampled_inputs",
+                                                      "derived_inputs", "checks"))
+    assert isinstance(document["offsets"], list) and document["exhaustive_symbols"] == ["0", "1"]
+    assert document["exercised"] and set(document["exercised"][0]) == {"comparison", "true", "false", "boundary",
+                                                                        "both_sides"}
+    wrong = tmp_path / "wrong.cr"
+    wrong.write_text('alphabet {"<bos>", "<eos>"}\nnext "0" = "<sep>" && #"0" > #"1" + 1\n'
+                     'next "1" = "<sep>" && #"1" > #"0"\nnext "<eos>" = !"<sep>"\n')
+    trace = tmp_path / "bad.html"
+    status, out, err = crasp("verify", "bin_majority", "--program", str(wrong), "--trace", str(trace), "--json")
+    document = _one_document(out)
+    assert status == 1 and (document["ok"], document["status"]) == (False, "FAIL")
+    bad = document["counterexample"]
+    assert set(bad) == {"tokens", "offset", "position", "token", "expected", "got"}
+    assert bad["tokens"][bad["position"]] == bad["token"] and bad["expected"] != bad["got"]
+    assert document["trace"] == str(trace) and trace.exists() and "trace written" in err
+
+
 def test_verify_errors():
     status, _, err = crasp("verify", "parity")
     assert status == 1 and "has no ape program" in err

@@ -22,8 +22,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import re
 from dataclasses import dataclass
+from typing import Sequence
 
 from crasp.errors import CraspError
 from tasks import registry
@@ -226,6 +228,165 @@ class TrainConfig:
             return self.steps
         size = self.train_size if set_size is None else set_size
         return self.epochs * -(-(size or 0) // self.batch_size)
+
+
+OVERRIDABLE = {
+    "lr": "a positive number (e.g. lr=3e-4)",
+    "steps": "a positive integer (e.g. steps=2000)",
+    "batch_size": "a positive integer",
+    "warmup": "an integer >= 0",
+    "weight_decay": "a number >= 0",
+    "grad_clip": "a positive number, or none (no clipping)",
+    "eval_every": "a positive integer",
+    "test_size": "a positive integer",
+    "epochs": "a positive integer, or none (train for steps)",
+    "train_size": "a positive integer, or none",
+    "stop_when_exact": "true or false",
+    "model": "a model label, LAYERSlHEADShWIDTHd (e.g. model=2l2h64d)",
+}
+"""The settings ``crasp validate --set KEY=VALUE`` and ``--config FILE.toml`` may change: the
+fields of :class:`TrainConfig` (but the sampler and the run started from, which have their own
+meaning) and ``model``, with what each takes."""
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Settings that replace a preset's in every plan it makes (:meth:`apply`): training fields
+    (``train``, as (name, value) pairs) and the model (None: the preset's).
+
+    >>> overrides = Overrides.parse(["lr=3e-4", "steps=2000", "grad_clip=none"])
+    >>> overrides.train, overrides.text()
+    ((('lr', 0.0003), ('steps', 2000), ('grad_clip', None)), 'lr=0.0003, steps=2000, grad_clip=none')
+    >>> Overrides.parse(["seed=3"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    validation.config.ValidationError: --set seed=3: no setting 'seed' (allowed: lr, steps, batch_size, ...)
+    """
+
+    train: tuple[tuple[str, object], ...] = ()
+    model: ModelConfig | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.train) or self.model is not None
+
+    @classmethod
+    def parse(cls, settings: Sequence[str] = (), file: str | None = None) -> Overrides:
+        """The overrides of a TOML ``file`` (top-level ``key = value`` lines), then of ``settings``
+        (``KEY=VALUE`` strings, which win). An unknown key, a value of the wrong kind or out of
+        range, or a file that cannot be read raises :class:`ValidationError` naming the key, the
+        allowed keys and the file."""
+        values: dict[str, object] = {}
+        if file is not None:
+            for key, value in _read_toml(file).items():
+                values[key] = _checked(key, value, f"{file}: {key} = {value!r}")
+        for setting in settings:
+            key, equals, text = setting.partition("=")
+            key = key.strip()
+            if not equals or not key:
+                raise ValidationError(f"--set {setting}: expected KEY=VALUE (keys: {', '.join(OVERRIDABLE)})")
+            values[key] = _checked(key, _typed(key, text.strip()), f"--set {setting}")
+        model = values.pop("model", None)
+        return cls(tuple(values.items()), model)
+
+    def text(self) -> str:
+        """``lr=0.0003, steps=2000, model=2l2h64d``: the overrides as ``--set`` takes them."""
+        shown = [f"{k}={_shown(v)}" for k, v in self.train]
+        return ", ".join(shown + ([f"model={self.model.label}"] if self.model is not None else []))
+
+    def to_json(self) -> dict:
+        """The overrides by name (the model as its label)."""
+        return {**dict(self.train), **({"model": self.model.label} if self.model is not None else {})}
+
+    def apply(self, model: ModelConfig, train: TrainConfig) -> tuple[ModelConfig, TrainConfig]:
+        """``model`` and ``train`` with these settings in place of theirs. A model override must keep
+        the preset's kind of model (a decoder, or an encoder for the aligned tasks: ``-enc``)."""
+        if self.model is not None and self.model.encoder != model.encoder:
+            kind = "an encoder (a label ending -enc)" if model.encoder else "a decoder (no -enc)"
+            raise ValidationError(f"model={self.model.label}: this task trains {kind}, as {model.label}")
+        try:
+            changed = dataclasses.replace(train, **dict(self.train))
+        except ValidationError as error:
+            raise ValidationError(f"{self.text()}: {error}") from None
+        return self.model or model, changed
+
+
+def _shown(value) -> str:
+    """A setting's value as ``--set`` takes it."""
+    if value is None or isinstance(value, bool):
+        return str(value).lower()
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _read_toml(file: str) -> dict:
+    import tomllib
+
+    try:
+        with open(file, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        raise ValidationError(f"{file}: no such configuration file") from None
+    except IsADirectoryError:
+        raise ValidationError(f"{file}: a directory, not a configuration file") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ValidationError(f"{file}: not valid TOML ({error})") from None
+    except UnicodeDecodeError as error:
+        raise ValidationError(f"{file}: not UTF-8 text ({error.reason})") from None
+    for key, value in data.items():
+        if isinstance(value, dict):
+            raise ValidationError(f"{file}: [{key}]: the settings are top-level KEY = VALUE lines, not tables "
+                                  f"(keys: {', '.join(OVERRIDABLE)})")
+    return data
+
+
+def _typed(key: str, text: str):
+    """The value of ``--set KEY=TEXT`` as its field takes it (a string where the key is unknown:
+    :func:`_checked` refuses it)."""
+    kind = OVERRIDABLE.get(key, "")
+    if text.lower() == "none" and "none" in kind:
+        return None
+    if key == "stop_when_exact":
+        return {"true": True, "false": False}.get(text.lower(), text)
+    if key == "model":
+        return text
+    for convert in ((int,) if "integer" in kind else (float,) if "number" in kind else ()):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _checked(key: str, value, where: str):
+    """``value`` for setting ``key``, checked alone (``where`` names it in errors)."""
+    if key not in OVERRIDABLE:
+        raise ValidationError(f"{where}: no setting {key!r} (allowed: {', '.join(OVERRIDABLE)})")
+    kind = OVERRIDABLE[key]
+    wrong = ValidationError(f"{where}: {key} takes {kind}")
+    if key == "model":
+        if not isinstance(value, str):
+            raise wrong
+        try:
+            return ModelConfig.parse(value)
+        except ValidationError as error:
+            raise ValidationError(f"{where}: {error}") from None
+    if value is None or (isinstance(value, str) and value.lower() == "none" and "none" in kind):  # TOML has no null
+        if "none" not in kind:
+            raise wrong
+        return None
+    if key == "stop_when_exact":
+        if not isinstance(value, bool):
+            raise wrong
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise wrong
+    if "integer" in kind:
+        if not isinstance(value, int):
+            raise wrong
+    else:
+        value = float(value)
+    if not math.isfinite(value) or value < 0 or (value == 0 and ">= 0" not in kind):
+        raise wrong
+    return value
 
 
 KEY_SCHEMA_VERSION = 1

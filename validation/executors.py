@@ -50,6 +50,7 @@ class Settings:
     """A preset's name, or the preset itself (one made for a test; Ray sends it to the workers)."""
     seeds: int | None = None
     device: str = "cpu"
+    """cpu, cuda, cuda:N, or auto: cuda on a job's machine where torch sees a GPU there, else cpu."""
     grid: bool = False
     threads: int | None = None
     """torch threads per job (None: torch's default in this process; Ray jobs use their CPUs)."""
@@ -106,6 +107,7 @@ def run_job(job: Job, settings: Settings, progress=None):
     """Train (or find in the store) one job's runs; the :class:`~validation.sweep.Validation`."""
     from .store import Store
     from .sweep import search, validate
+    from .train import device_name
 
     if settings.threads:
         import torch
@@ -113,11 +115,11 @@ def run_job(job: Job, settings: Settings, progress=None):
         torch.set_num_threads(settings.threads)
     store = Store(settings.store)
     rules = _rules(settings.preset)
+    device = device_name(settings.device)  # auto: as the machine the job runs on has it
     plan = None
     if settings.grid:
-        plan = search(job.task, job.variant, store=store, plan_of=rules.plan, device=settings.device,
-                      progress=progress)
-    return validate(job.task, rules, job.variant, store=store, seeds=settings.seeds, device=settings.device,
+        plan = search(job.task, job.variant, store=store, plan_of=rules.plan, device=device, progress=progress)
+    return validate(job.task, rules, job.variant, store=store, seeds=settings.seeds, device=device,
                     progress=progress, plan=plan)
 
 

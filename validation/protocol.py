@@ -27,7 +27,7 @@ from tasks.arithmetic import sabbaghi_tasks, xu_bins
 from tasks.registry import Task
 
 from . import statistics
-from .config import ModelConfig, RunSpec, TrainConfig, ValidationError, Variant
+from .config import ModelConfig, Overrides, RunSpec, TrainConfig, ValidationError, Variant
 
 if TYPE_CHECKING:
     from .store import StoredRun
@@ -357,6 +357,37 @@ PRESETS: dict[str, Preset] = {
                          "the training bin, accuracy >= 0.9; at most twice as many tried)", _cpu_plan, seeds=2,
                   count_threshold=LEARNED, max_attempts=2, family_seeds=(("algorithmic", 5),)),
 }
+
+
+@dataclass(frozen=True)
+class _Overridden:
+    """A preset's plans with overrides in place (a class, not a closure: Ray sends it to its workers)."""
+
+    plan_of: Callable[[Task, Variant], Plan]
+    overrides: Overrides
+
+    def __call__(self, task: Task, variant: Variant) -> Plan:
+        plan = self.plan_of(task, variant)
+        model, train = self.overrides.apply(plan.model, plan.train)
+        note = f"{plan.note}; " if plan.note else ""
+        return dataclasses.replace(plan, model=model, train=train, note=f"{note}overridden: {self.overrides.text()}")
+
+
+def overridden(rules: Preset, overrides: Overrides) -> Preset:
+    """``rules`` with ``overrides`` in every plan it makes, first stages included (the run a
+    fine-tuned task starts from, the run ABC calibrates from); its name, seeds and counting rule
+    stay. Each run's spec holds the settings it trained with, so the overridden runs have store
+    keys of their own and never stand in for the preset's.
+
+    >>> from tasks import registry
+    >>> changed = overridden(PRESETS["cpu"], Overrides.parse(["lr=3e-4", "steps=2000"]))
+    >>> plan = changed.plan(registry.get("bin_majority"), Variant.parse("ape"))
+    >>> changed.name, plan.model.label, plan.train.lr, plan.train.steps
+    ('cpu', '1l1h16d', 0.0003, 2000)
+    """
+    if not overrides:
+        return rules
+    return dataclasses.replace(rules, plan=_Overridden(rules.plan, overrides))
 
 
 def preset(name: str) -> Preset:

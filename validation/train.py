@@ -98,16 +98,29 @@ class SeedResult:
     weights: dict[str, torch.Tensor] = field(repr=False, compare=False)
 
 
+def device_name(name: str) -> str:
+    """``auto`` as this machine has it: ``cuda`` where torch sees a GPU, else ``cpu``; any other
+    name as given.
+
+    >>> device_name("cuda:1"), device_name("auto") == ("cuda" if torch.cuda.is_available() else "cpu")
+    ('cuda:1', True)
+    """
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return name
+
+
 def resolve_device(name: str) -> torch.device:
-    """"cpu", "cuda" or "cuda:N"; an unavailable GPU is an error, not a silent fallback."""
+    """"cpu", "cuda" or "cuda:N" ("auto": :func:`device_name`); an unavailable GPU asked for by
+    name is an error, not a silent fallback."""
     try:
-        device = torch.device(name)
+        device = torch.device(device_name(name))
     except RuntimeError:
-        raise ValidationError(f"device {name!r}: expected cpu, cuda or cuda:N") from None
+        raise ValidationError(f"device {name!r}: expected auto, cpu, cuda or cuda:N") from None
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ValidationError(f"device {name!r}: no CUDA GPU is available here (use --device cpu)")
     if device.type not in ("cpu", "cuda"):
-        raise ValidationError(f"device {name!r}: expected cpu, cuda or cuda:N")
+        raise ValidationError(f"device {name!r}: expected auto, cpu, cuda or cuda:N")
     return device
 
 

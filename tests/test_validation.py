@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import sqlite3
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -637,3 +638,176 @@ def test_a_resumed_groups_progress_bar_starts_at_its_step():
     bar(4200, 6000, "loss 0.1")
     assert "4200/6000" in out.getvalue().split("\r")[-1]
     bar.close()
+
+
+# ---------------------------------------------------------------- --json, --set, --config, --device auto
+
+
+def _cli(*argv) -> tuple[int, str, str]:
+    from crasp.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    status = main(list(argv), out, err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def _document(out: str) -> dict:
+    """The one JSON document ``out`` holds: stdout has nothing else."""
+    import json
+
+    document, end = json.JSONDecoder().raw_decode(out)
+    assert out[end:].strip() == "", "stdout has more than the JSON document"
+    return document
+
+
+@pytest.fixture(scope="module")
+def tiny_cli():
+    """The ``tiny`` preset (a 6-step run that always counts) registered for the command line, and
+    a store holding its bin_majority seed 0, validated once with ``--json``."""
+    import shutil
+    import tempfile
+
+    protocol.PRESETS["tiny"] = _tiny_preset(seeds=1)
+    folder = tempfile.mkdtemp(prefix="crasp-tiny-cli-")
+    store = f"{folder}/runs"
+    try:
+        yield store, _cli("validate", "bin_majority", "--preset", "tiny", "--store", store, "--json")
+    finally:
+        del protocol.PRESETS["tiny"]
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_validate_json_is_one_document_of_every_run(tiny_cli):
+    store, (status, out, err) = tiny_cli
+    assert status == 0, err
+    document = _document(out)
+    assert set(document) == {"store", "device", "overrides", "runs", "failed", "report"}
+    assert document["store"] == store and document["overrides"] == {} and document["failed"] == []
+    assert document["report"] is None
+    assert document["device"] == ("cuda" if torch.cuda.is_available() else "cpu")  # --device auto, the default
+    (run,) = document["runs"]
+    assert set(run) == {"task", "variant", "preset", "model", "seed", "bins", "accuracy", "steps", "wall_time",
+                        "stopped_early", "counted", "key", "checkpoint", "spec"}
+    assert (run["task"], run["variant"], run["preset"], run["model"], run["seed"], run["counted"]) == \
+        ("bin_majority", "ape", "tiny", "1l1h16d", 0, True)
+    assert run["bins"] == [list(b) for b in registry.get("bin_majority").bins]
+    assert len(run["accuracy"]) == 3 and all(isinstance(a, float) and 0 <= a <= 1 for a in run["accuracy"])
+    assert isinstance(run["steps"], int) and isinstance(run["wall_time"], float)
+    assert run["spec"]["train"]["steps"] == QUICK.steps and run["spec"]["seed"] == 0
+    checkpoint = Path(run["checkpoint"])
+    assert run["checkpoint"].startswith(store) and checkpoint.is_file() and run["key"] in checkpoint.name
+    assert "bin_majority ape" in err  # progress went to stderr
+
+
+def test_report_json_gives_the_rows_and_the_written_paths(tiny_cli, tmp_path):
+    store, _ = tiny_cli
+    status, out, err = _cli("report", "--store", store, "--out", str(tmp_path / "report"), "--json")
+    assert status == 0, err
+    document = _document(out)
+    assert set(document) == {"store", "report", "plots", "rows", "agreement", "in_progress", "problems", "repair"}
+    assert Path(document["report"]).is_file() and Path(document["plots"]["bin_majority"]).is_file()
+    assert document["in_progress"] == [] and document["problems"] == [] and document["repair"] is None
+    tally = document["agreement"]
+    assert set(tally) == {"rows", "of_rows", "tasks", "of_tasks"} and (tally["of_rows"], tally["of_tasks"]) == (1, 1)
+    (row,) = document["rows"]
+    assert {"task", "variant", "preset", "model", "runs", "counted", "examples", "predicted", "basis", "bins",
+            "mean", "spread", "intervals", "seeds", "observed", "published", "published_outcome", "agreement",
+            "trained", "published_bins"} == set(row)
+    assert (row["task"], row["preset"], row["model"], row["runs"], row["counted"], row["examples"]) == \
+        ("bin_majority", "tiny", "1l1h16d", 1, 1, QUICK.test_size)
+    assert row["predicted"] == "generalizes" and row["observed"] in [o.value for o in report.Outcome]
+    assert len(row["intervals"]) == 3 and set(row["intervals"][0]) == {"estimate", "low", "high", "method",
+                                                                       "confidence"}
+    assert all(i["low"] <= i["estimate"] <= i["high"] for i in row["intervals"])
+    assert len(row["seeds"]) == 1 and len(row["published"]) == 3 and row["published_outcome"] == "kept"
+    assert isinstance(row["agreement"], str)
+
+
+def test_overrides_reach_the_run_are_stored_apart_and_found_again(monkeypatch, tmp_path):
+    monkeypatch.setitem(protocol.PRESETS, "tiny", _tiny_preset(seeds=1))
+    store = str(tmp_path / "runs")
+    status, first, err = _cli("validate", "bin_majority", "--preset", "tiny", "--store", store, "--json")
+    assert status == 0, err
+    preset_key = _document(first)["runs"][0]["key"]
+    status, out, err = _cli("validate", "bin_majority", "--preset", "tiny", "--store", store, "--json",
+                            "--set", "lr=3e-4", "--set", "steps=4", "--set", "eval_every=2")
+    assert status == 0, err
+    document = _document(out)
+    assert document["overrides"] == {"lr": 3e-4, "steps": 4, "eval_every": 2}
+    (run,) = document["runs"]
+    train = run["spec"]["train"]
+    assert (train["lr"], train["steps"], train["eval_every"], train["batch_size"]) == (3e-4, 4, 2, QUICK.batch_size)
+    assert run["steps"] <= 4 and run["key"] != preset_key
+    stored = {r.spec.key: r.spec for r in Store(store).runs()}
+    assert stored[run["key"]].train.lr == 3e-4 and preset_key in stored
+    # A second call finds the overridden run (the settings in either order), and the preset's run, untrained.
+    monkeypatch.setattr(SeedGroup, "__init__", lambda *a, **k: pytest.fail("retrained a stored run"))
+    status, out, err = _cli("validate", "bin_majority", "--preset", "tiny", "--store", store, "--json",
+                            "--set", "eval_every=2", "--set", "steps=4", "--set", "lr=0.0003")
+    assert status == 0 and [r["key"] for r in _document(out)["runs"]] == [run["key"]], err
+    status, out, _ = _cli("validate", "bin_majority", "--preset", "tiny", "--store", store, "--json")
+    assert [r["key"] for r in _document(out)["runs"]] == [preset_key]
+    # The report keeps them apart: a row each, told apart by the settings that differ.
+    models = sorted(row.model for row in report.rows(Store(store)))
+    assert models == ["1l1h16d [lr=0.0003, steps=4, eval_every=2]", "1l1h16d [lr=0.001, steps=6, eval_every=3]"]
+
+
+def test_a_toml_configuration_file_sets_the_training_and_the_model(monkeypatch, tmp_path):
+    monkeypatch.setitem(protocol.PRESETS, "tiny", _tiny_preset(seeds=1))
+    store = str(tmp_path / "runs")
+    config = tmp_path / "train.toml"
+    config.write_text('# a run of its own\nlr = 2e-3\nsteps = 3\nmodel = "1l2h16d"\ngrad_clip = "none"\n')
+    status, out, err = _cli("validate", "bin_majority", "--preset", "tiny", "--store", store, "--json",
+                            "--config", str(config), "--set", "steps=2", "--set", "eval_every=2")
+    assert status == 0, err
+    (run,) = _document(out)["runs"]
+    assert run["model"] == "1l2h16d" and run["spec"]["model"]["n_head"] == 2
+    train = run["spec"]["train"]
+    assert (train["lr"], train["steps"], train["grad_clip"]) == (2e-3, 2, None)  # --set wins over the file
+
+
+@pytest.mark.parametrize("argv,said", [
+    (["--set", "seed=3"], ["'seed'", "allowed: lr, steps, batch_size", "model"]),
+    (["--set", "steps=many"], ["--set steps=many", "steps takes a positive integer"]),
+    (["--set", "lr=-1"], ["--set lr=-1", "lr takes a positive number"]),
+    (["--set", "lr"], ["--set lr: expected KEY=VALUE", "keys: lr, steps"]),
+    (["--set", "model=big"], ["--set model=big", "expected LAYERSlHEADShWIDTHd"]),
+    (["--set", "model=1l1h16d-enc"], ["model=1l1h16d-enc: this task trains a decoder"]),
+    (["--set", "stop_when_exact=maybe"], ["stop_when_exact takes true or false"]),
+    (["--grid", "--set", "lr=1e-3"], ["--grid searches the model and lr itself"]),
+    (["--device", "cuda:0"] if not torch.cuda.is_available() else ["--device", "tpu"], ["device"]),
+])
+def test_bad_settings_fail_cleanly_and_change_nothing(tmp_path, argv, said):
+    store = tmp_path / "runs"
+    status, out, err = _cli("validate", "bin_majority", "--store", str(store), *argv)
+    assert status == 1 and out == "" and err.startswith("crasp: error: "), err
+    assert all(text in err for text in said), err
+    assert not store.exists()
+
+
+@pytest.mark.parametrize("text,said", [
+    ("lr = 3e-4\nsteps = [\n", "not valid TOML"),
+    ("learning_rate = 3e-4\n", "no setting 'learning_rate' (allowed: lr, steps"),
+    ("steps = 2000.5\n", "steps = 2000.5: steps takes a positive integer"),
+    ("[train]\nlr = 3e-4\n", "[train]: the settings are top-level KEY = VALUE lines"),
+])
+def test_a_bad_configuration_file_is_named(tmp_path, text, said):
+    config, store = tmp_path / "bad.toml", tmp_path / "runs"
+    config.write_text(text)
+    status, out, err = _cli("validate", "bin_majority", "--store", str(store), "--config", str(config))
+    assert status == 1 and out == "" and f"crasp: error: {config}: " in err and said in err, err
+    assert not store.exists()
+    status, _, err = _cli("validate", "bin_majority", "--store", str(store), "--config", str(tmp_path / "none.toml"))
+    assert status == 1 and "none.toml: no such configuration file" in err and not store.exists()
+
+
+def test_device_auto_is_the_default_and_resolves_here():
+    from crasp.cli import build_parser
+    from validation.train import device_name, resolve_device
+
+    parser = build_parser()
+    assert parser.parse_args(["validate", "sort"]).device == "auto"
+    assert parser.parse_args(["arithmetic", "xu"]).device == "auto"
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert device_name("auto") == expected and resolve_device("auto").type == expected
+    assert device_name("cpu") == "cpu" and device_name("cuda:1") == "cuda:1"

@@ -55,6 +55,34 @@ def _print_runs(result, out) -> None:
               f"({run.steps} steps, {run.wall_time:.0f}s, {mark})", file=out)
 
 
+def _run_json(result, run, store: str) -> dict:
+    """One seed of a validation as ``crasp validate --json`` gives it."""
+    stored = run.to_json()
+    return {"task": result.task, "variant": result.variant, "preset": result.preset, "model": run.spec.model.label,
+            "seed": run.spec.seed, "bins": [list(b) for b in run.spec.bins or result.plan.task.bins],
+            "accuracy": stored["accuracy"], "steps": run.steps, "wall_time": run.wall_time,
+            "stopped_early": run.stopped_early, "counted": run in result.counted, "key": stored["key"],
+            "checkpoint": os.path.join(store, run.checkpoint), "spec": stored["spec"]}
+
+
+def _print_json(document, out) -> None:
+    import json
+
+    print(json.dumps(document, indent=2), file=out)
+
+
+def _device(args) -> None:
+    """``args.device`` resolved (auto: cuda where torch sees a GPU, else cpu) and, for runs trained
+    here, checked before any store is made; with ``--executor ray`` an auto device is resolved by
+    each job on its own machine (``args.job_device``)."""
+    from .train import device_name, resolve_device
+
+    args.job_device = args.device
+    args.device = device_name(args.device)
+    if getattr(args, "executor", "sequential") == "sequential":
+        resolve_device(args.device)
+
+
 def use_tensor_cores(device: str) -> None:
     """On a GPU, let float32 matrix products use TF32 tensor cores (float32 range, a 10-bit mantissa
     in the products, float32 sums), as GPU training scripts commonly do: several times faster at the
@@ -78,18 +106,20 @@ def _with_sampler(plan, sampler: str, err):
     return dataclasses.replace(plan, train=dataclasses.replace(plan.train, sampler=sampler))
 
 
-def _sweep_elsewhere(args, pairs: list[tuple[str, str]], err) -> set[tuple[str, str]]:
+def _sweep_elsewhere(args, pairs: list[tuple[str, str]], err, rules=None) -> set[tuple[str, str]]:
     """With ``--executor ray``, train every (task, variant) as Ray tasks into the store first (the
-    command then reads the results from it); the pairs that failed."""
+    command then reads the results from it); the pairs that failed. ``rules``: the preset (with
+    any overrides), else the one ``--preset`` names."""
     from .executors import Settings, executor, plan_jobs
 
     chosen = executor(args.executor, address=args.address, cpus=args.cpus_per_run, gpus=args.gpus_per_run,
                       retries=args.retries)
     if chosen.name == "sequential":
         return set()
-    jobs = plan_jobs(pairs, args.preset)
-    settings = Settings(store=os.path.abspath(args.store), preset=args.preset, seeds=args.seeds, device=args.device,
-                        grid=getattr(args, "grid", False))
+    rules = rules or args.preset
+    jobs = plan_jobs(pairs, rules)
+    settings = Settings(store=os.path.abspath(args.store), preset=rules, seeds=args.seeds,
+                        device=getattr(args, "job_device", args.device), grid=getattr(args, "grid", False))
     tally = chosen.run(jobs, settings, report=lambda line: print(line, file=err, flush=True))
     for failure in tally.failed:
         print(f"crasp: error: {failure.job.task} {failure.job.variant} failed: {failure.why}", file=err)
@@ -122,13 +152,20 @@ def _experiment(args, out, err) -> int:
 
     experiment(args.experiment)  # an unknown name is refused before the store is created
     if (args.tasks or args.family or args.variant or args.grid or args.executor != "sequential" or args.preset != "cpu"
-            or args.sampler != "python"):
+            or args.sampler != "python" or args.set or args.config):
         raise ValidationError("--experiment brings its own tasks, models, variant and CPU-scale protocol: give none "
-                              "of TASK, --family, --variant, --grid, --preset, --executor or --sampler with it")
+                              "of TASK, --family, --variant, --grid, --preset, --executor, --sampler, --set or "
+                              "--config with it")
+    _device(args)
     use_tensor_cores(args.device)
     outcome = _with_bars(err, lambda progress: run(
         args.experiment, store=Store(args.store), out=args.report or f"{args.experiment}-report", device=args.device,
         seeds=args.seeds, progress=progress))
+    if args.json:
+        _print_json({"store": args.store, "device": args.device, "overrides": {},
+                     "runs": [_run_json(result, r, args.store) for result in outcome.results for r in result.runs],
+                     "failed": [], "report": str(outcome.report)}, out)
+        return 0
     for result in outcome.results:
         _print_runs(result, out)
     print(f"report: {outcome.report}", file=out)
@@ -139,7 +176,7 @@ def cmd_validate(args, out, err) -> int:
     from tasks import registry
 
     from . import protocol, report
-    from .config import ValidationError, Variant
+    from .config import Overrides, ValidationError, Variant
     from .store import Store
     from .sweep import search, validate
 
@@ -147,12 +184,22 @@ def cmd_validate(args, out, err) -> int:
         return _experiment(args, out, err)
     if args.sampler != "python" and args.executor != "sequential":
         raise ValidationError("--sampler applies to runs trained here: leave --executor sequential with it")
-    chosen = protocol.preset(args.preset)
+    overrides = Overrides.parse(args.set or (), args.config)
+    if args.grid and (overrides.model is not None or "lr" in dict(overrides.train)):
+        raise ValidationError("--grid searches the model and lr itself: give neither with --set or --config")
+    chosen = protocol.overridden(protocol.preset(args.preset), overrides)
     variants = [Variant.parse(v).name for v in (args.variant or ["ape"])]
-    use_tensor_cores(args.device)
     names = _task_names(args)
+    if overrides:  # every plan is made once before the store is: a setting a task cannot take changes nothing
+        for name in names:
+            for variant in variants:
+                chosen.plan(registry.get(name), Variant.parse(variant))
+    _device(args)
+    use_tensor_cores(args.device)
     store = Store(args.store)
-    failed = _sweep_elsewhere(args, [(name, variant) for name in names for variant in variants], err)
+    failed = _sweep_elsewhere(args, [(name, variant) for name in names for variant in variants], err,
+                              chosen if overrides else None)
+    results = []
     for name in names:
         for variant in variants:
             if (name, variant) in failed:
@@ -169,32 +216,66 @@ def cmd_validate(args, out, err) -> int:
                                   progress=bar, plan=plan)
             finally:
                 bar.close()
-            _print_runs(result, out)
+            results.append(result)
+            if not args.json:
+                _print_runs(result, out)
     for problem in store.problems:
         print(f"crasp: warning: damaged run {problem.key}: {problem.what} (trained again where needed)", file=err)
-    if args.report:
-        path = report.write(store, args.report, preset=args.preset, tasks=names)
+    path = report.write(store, args.report, preset=args.preset, tasks=names) if args.report else None
+    if args.json:
+        _print_json({"store": args.store, "device": args.device, "overrides": overrides.to_json(),
+                     "runs": [_run_json(result, r, args.store) for result in results for r in result.runs],
+                     "failed": [{"task": task, "variant": variant} for task, variant in sorted(failed)],
+                     "report": str(path) if path else None}, out)
+    elif path:
         print(f"report: {path}", file=out)
     return 1 if failed else 0
 
 
 def cmd_report(args, out, err) -> int:
+    import dataclasses
+
     from . import report
     from .config import ValidationError
     from .store import Store, has_store, repair
 
     if not has_store(args.store):  # a store whose SQLite file is gone but whose checkpoints are not is refused by Store
         raise ValidationError(f"{args.store}: no run store here (run `crasp validate` first, or give --store)")
-    if args.repair:
-        for line in repair(args.store).lines():
+    repaired = repair(args.store).lines() if args.repair else []
+    if not args.json:
+        for line in repaired:
             print(line, file=out)
     store = Store(args.store)  # checked when opened: a damaged store raises, naming the damage and --repair
     tasks = args.tasks or None
-    path = report.write(store, args.out, preset=args.preset, tasks=tasks)
-    print(path.read_text(encoding="utf-8"), file=out)
+    table = report.rows(store, preset=args.preset, tasks=tasks)
+    path = report.write(store, args.out, preset=args.preset, tasks=tasks, table=table)
+    if args.json:
+        wanted = set(tasks) if tasks else None
+        running = [r for r in report.running(store.in_progress())
+                   if r.spec is None or ((args.preset is None or r.spec.preset == args.preset)
+                                         and (wanted is None or r.spec.task in wanted))]
+        _print_json({"store": args.store, "report": str(path),
+                     "plots": {task: str(path.parent / f"{task}.png") for task in sorted({r.task for r in table})},
+                     "rows": [row.to_json() for row in table],
+                     "agreement": dataclasses.asdict(report.agreement(table)),
+                     "in_progress": [_running_json(r) for r in running],
+                     "problems": [{"key": p.key, "what": p.what} for p in store.problems],
+                     "repair": repaired if args.repair else None}, out)
+    else:
+        print(path.read_text(encoding="utf-8"), file=out)
     for problem in store.problems:
         print(f"crasp: warning: damaged run {problem.key}: {problem.what}", file=err)
     return 0
+
+
+def _running_json(running) -> dict:
+    """A seed of a group in training as ``crasp report --json`` lists it."""
+    spec = running.spec
+    return {"group_key": running.group_key, "task": spec.task if spec else None,
+            "variant": spec.variant if spec else None, "preset": spec.preset if spec else None,
+            "model": spec.model.label if spec else None, "seed": running.seed, "step": running.step,
+            "total_steps": running.total_steps, "bins": [list(b) for b in running.bins] if running.bins else None,
+            "last": list(running.last) if running.last is not None else None}
 
 
 def cmd_arithmetic(args, out, err) -> int:
@@ -205,6 +286,7 @@ def cmd_arithmetic(args, out, err) -> int:
     chosen = experiment(args.experiment)  # bad names are refused before the store is created
     preset(args.preset)
     runs = chosen.restricted(args.preset, args.run) if args.run else chosen  # bad --run names refused here too
+    _device(args)
     use_tensor_cores(args.device)
     store = Store(args.store)
     failed = _sweep_elsewhere(args, [(item.task, item.variant) for item in runs.runs(args.preset)], err)
@@ -247,6 +329,8 @@ def _executor_flags(parser) -> None:
 
 
 def add_commands(commands) -> None:
+    from .config import OVERRIDABLE
+
     demo_p = commands.add_parser("demo", help="a short end-to-end tour of the toolkit on embedded defaults")
     demo_p.add_argument("--out", default="demo-output", help="folder for the demo's files")
     demo_p.set_defaults(handler=cmd_demo)
@@ -268,7 +352,19 @@ def add_commands(commands) -> None:
                             help="draw training examples one at a time with the tasks' own samplers (python, "
                                  "default) or a batch at a time where a task has a vectorised sampler (other "
                                  "runs: another random stream, the same distribution)")
-    validate_p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default cpu)")
+    validate_p.add_argument("--device", default="auto",
+                            help="auto (default: cuda where torch sees a GPU, else cpu), cpu, cuda or cuda:N")
+    validate_p.add_argument("--set", action="append", metavar="KEY=VALUE",
+                            help="replace a setting of the preset's training, e.g. lr=3e-4, steps=2000, "
+                                 "model=2l2h64d (repeat for several; keys: " + ", ".join(OVERRIDABLE) + "); "
+                                 "the runs are stored apart from the preset's")
+    validate_p.add_argument("--config", metavar="FILE.toml",
+                            help="settings as --set takes them, from a TOML file of top-level KEY = VALUE lines "
+                                 "(--set wins)")
+    validate_p.add_argument("--json", action="store_true",
+                            help="print one JSON document: the store, the device, the overrides, every run (task, "
+                                 "variant, preset, model, seed, bins, accuracy, steps, wall time, counted, key, "
+                                 "checkpoint, spec) and the report's path")
     validate_p.add_argument("--store", default=DEFAULT_STORE, help=f"run store folder (default {DEFAULT_STORE})")
     validate_p.add_argument("--grid", action="store_true",
                             help="search the paper's grid of configurations first (seed 0 each)")
@@ -291,7 +387,8 @@ def add_commands(commands) -> None:
     arithmetic_p.add_argument("experiment", metavar="EXPERIMENT", help="xu, sabbaghi or duan")
     arithmetic_p.add_argument("--preset", default="cpu", help="cpu (default) or paper")
     arithmetic_p.add_argument("--seeds", type=int, help="seeds that must count (default: the preset's)")
-    arithmetic_p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default cpu)")
+    arithmetic_p.add_argument("--device", default="auto",
+                              help="auto (default: cuda where torch sees a GPU, else cpu), cpu, cuda or cuda:N")
     arithmetic_p.add_argument("--store", default=DEFAULT_STORE, help=f"run store folder (default {DEFAULT_STORE})")
     arithmetic_p.add_argument("--out", default="arithmetic-report", help="folder for the report and plots")
     arithmetic_p.add_argument("--run", action="append", metavar="TASK:VARIANT",
@@ -312,4 +409,8 @@ def add_commands(commands) -> None:
     report_p.add_argument("--repair", action="store_true",
                           help="first repair a damaged store: move a damaged runs.sqlite aside (never deleted), "
                                "rebuild the rows its checkpoints allow, and say what could not be recovered")
+    report_p.add_argument("--json", action="store_true",
+                          help="print one JSON document instead of the markdown: the rows (prediction, observed "
+                               "intervals, outcome, published, agreement), the tally, runs in progress, damaged "
+                               "runs and the written paths")
     report_p.set_defaults(handler=cmd_report)

@@ -89,6 +89,17 @@ class Row:
             return "inconclusive: an interval straddles a threshold"
         return "yes" if self.observed is expected else "no"
 
+    def to_json(self) -> dict:
+        """Every field by name (outcomes as their words, intervals as
+        :meth:`~validation.statistics.Interval.to_json`), and the agreement."""
+        data = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+        return {**data, "bins": [list(b) for b in self.bins], "published_bins": [list(b) for b in self.published_bins],
+                "mean": list(self.mean), "spread": list(self.spread), "observed": self.observed.value,
+                "published": list(self.published) if self.published is not None else None,
+                "published_outcome": self.published_outcome.value if self.published_outcome else None,
+                "intervals": [i.to_json() for i in self.intervals], "seeds": [list(s) for s in self.seeds],
+                "agreement": self.agreement}
+
 
 PERCENT_FAMILIES = frozenset({"formal", "arithmetic"})
 """Families whose published anchors are in percent (tasks/data anchors, from the papers' tables:
@@ -162,9 +173,32 @@ def rows(store: Store, *, preset: str | None = None, tasks: Iterable[str] | None
     groups: dict[tuple, list[StoredRun]] = defaultdict(list)
     for run in store.runs(preset=preset):
         if wanted is None or run.spec.task in wanted:
-            groups[(run.spec.task, run.spec.variant, run.spec.preset, _model(run.spec))].append(run)
+            groups[(run.spec.task, run.spec.variant, run.spec.preset, _model(run.spec), run.spec.train)].append(run)
     predictions: dict = {}
-    return [row_of(runs, predictions) for _, runs in sorted(groups.items())]
+    settings = _settings_apart(list(groups))
+    ordered = sorted(groups.items(), key=lambda item: (item[0][:4], settings.get(item[0], "")))
+    return [_labelled(row_of(runs, predictions), settings.get(key)) for key, runs in ordered]
+
+
+def _settings_apart(keys: Sequence[tuple]) -> dict[tuple, str]:
+    """For groups that share task, variant, preset and model but not their training settings (a run
+    of ``crasp validate --set``, say, beside the preset's), the settings that tell them apart
+    (``lr=0.001, steps=1000``); other groups have none."""
+    by_row: dict[tuple, list[tuple]] = defaultdict(list)
+    for key in keys:
+        by_row[key[:4]].append(key)
+    apart = {}
+    for clashing in (k for k in by_row.values() if len(k) > 1):
+        configs = [dataclasses.asdict(key[4]) for key in clashing]
+        differing = [name for name in configs[0] if len({repr(c[name]) for c in configs}) > 1]
+        for key, config in zip(clashing, configs):
+            apart[key] = ", ".join(f"{name}={config[name]:g}" if isinstance(config[name], float)
+                                   else f"{name}={config[name]}" for name in differing)
+    return apart
+
+
+def _labelled(row: Row, settings: str | None) -> Row:
+    return dataclasses.replace(row, model=f"{row.model} [{settings}]") if settings else row
 
 
 def _model(spec) -> str:
@@ -378,11 +412,13 @@ def plot(table: list[Row], task: str):
     return drawn
 
 
-def write(store: Store, out: str | Path, *, preset: str | None = None, tasks: Iterable[str] | None = None) -> Path:
-    """Write ``report.md`` and one PNG per task under ``out``; returns the markdown's path."""
+def write(store: Store, out: str | Path, *, preset: str | None = None, tasks: Iterable[str] | None = None,
+          table: list[Row] | None = None) -> Path:
+    """Write ``report.md`` and one PNG per task under ``out`` (``out/TASK.png``); returns the
+    markdown's path. ``table``: the store's :func:`rows` for ``preset`` and ``tasks``, if known."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    table = rows(store, preset=preset, tasks=tasks)
+    table = rows(store, preset=preset, tasks=tasks) if table is None else table
     plots = {}
     for task in sorted({row.task for row in table}):
         save(plot(table, task), out / f"{task}.png")

@@ -52,6 +52,15 @@ class Interval:
         if not self.low <= self.estimate <= self.high:
             raise ValueError(f"interval [{self.low}, {self.high}] does not hold its estimate {self.estimate}")
 
+    def to_json(self) -> dict:
+        """The interval's fields by name.
+
+        >>> point(0.5).to_json()
+        {'estimate': 0.5, 'low': 0.5, 'high': 0.5, 'method': 'published, no interval', 'confidence': 1.0}
+        """
+        return {"estimate": self.estimate, "low": self.low, "high": self.high, "method": self.method,
+                "confidence": self.confidence}
+
     def text(self, digits: int = 3) -> str:
         """``0.950 [0.921, 0.970]``."""
         return f"{self.estimate:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"

@@ -134,6 +134,13 @@ class StoredRun:
     history: tuple[tuple[int, tuple[float, ...]], ...]
     checkpoint: str
 
+    def to_json(self) -> dict:
+        """The run as JSON: its store key, its spec as keyed (:meth:`RunSpec.to_json`), its results
+        and its checkpoint (relative to the store's folder); not its history."""
+        return {"key": self.spec.key, "spec": self.spec.to_json(), "accuracy": list(self.accuracy),
+                "steps": self.steps, "wall_time": self.wall_time, "stopped_early": self.stopped_early,
+                "checkpoint": self.checkpoint}
+
 
 @dataclass(frozen=True)
 class InProgress:

@@ -431,6 +431,22 @@ def test_progress_names_the_first_stage_while_it_trains(tmp_path):
     assert seen[len(first):] and not any(s.startswith("first stage") for s in seen[len(first):])
 
 
+def test_progress_moves_between_evaluations_with_the_loss(tmp_path, monkeypatch):
+    """With the throttle at 0 s, every training step reports, with the loss, not only each
+    evaluation (every 3 steps here)."""
+    from validation import train
+
+    monkeypatch.setattr(train, "PROGRESS_EVERY", 0.0)
+    seen = []
+    preset = protocol.Preset("tiny", "progress", lambda task, variant: protocol.Plan(task, TINY, QUICK),
+                             seeds=1, count_threshold=0.0)
+    validate("bin_majority", preset, "ape", store=Store(tmp_path),
+             progress=lambda step, total, status: seen.append((step, status)))
+    steps = [step for step, _ in seen]
+    assert set(range(1, QUICK.steps + 1)) <= set(steps) and any(s % QUICK.eval_every for s in steps)
+    assert all(status.startswith("loss ") for step, status in seen if step % QUICK.eval_every)
+
+
 def test_fine_tuning_refuses_other_vocabularies_and_chains_and_changes_nothing(tmp_path):
     store = Store(tmp_path)
     with pytest.raises(ValidationError, match="vocabularies differ"):

@@ -8,7 +8,8 @@ DEFAULT_STORE = "validation-runs"
 
 
 class _Bar:
-    """A progress bar per group of seeds (tqdm), fed after every evaluation."""
+    """A progress bar per group of seeds (tqdm), fed during training (every
+    :data:`validation.train.PROGRESS_EVERY` seconds, with the loss) and after every evaluation."""
 
     def __init__(self, label: str, err) -> None:
         self.label, self.err, self.bar = label, err, None

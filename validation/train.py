@@ -77,6 +77,11 @@ def compile_mode(choice: bool | str | None = None) -> str | None:
     return choice or None
 
 
+PROGRESS_EVERY = 0.5
+"""Seconds between two progress calls within training (each reads the loss, which waits for the
+device): the bar moves between evaluations without a sync at every step."""
+
+
 @dataclass(frozen=True)
 class Evaluation:
     """Accuracy per bin of one seed at one step."""
@@ -457,8 +462,12 @@ class SeedGroup:
             started = time.perf_counter()
             target = min(self.total_steps, (self.step // self.config.eval_every + 1) * self.config.eval_every)
             losses = None
+            reported = time.perf_counter()
             while self.step < target:
                 losses = self.train_step()
+                if self.progress and time.perf_counter() - reported >= PROGRESS_EVERY:
+                    reported = time.perf_counter()  # the loss is read (a device sync) only this often
+                    self.progress(self.step, self.total_steps, self._status(losses, []))
             accuracies = self.evaluate()
             self.elapsed += time.perf_counter() - started
             finished = self._finish(accuracies, final=self.step >= self.total_steps)

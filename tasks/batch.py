@@ -149,12 +149,13 @@ def _resolve(name: str) -> Task:
     return get(name)
 
 
-def _run(item: tuple[int, Request]) -> tuple[int, Prediction | TaskError]:
+def _run(item: tuple[int, Request], lines: Callable[[str], None] | None = None
+         ) -> tuple[int, Prediction | TaskError]:
     index, request = item
     try:
         task = _resolve(request.name)
         return index, predict(task, schemes=request.schemes, budget=request.budget, seed=request.seed,
-                              synthesis=request.synthesis, decide_only=request.decide_only)
+                              synthesis=request.synthesis, decide_only=request.decide_only, progress=lines)
     except TaskError as error:
         return index, error
 
@@ -189,10 +190,12 @@ def processes_default() -> int:
 
 
 def predict_requests(requests: Sequence[Request], *, processes: int | None = None, use_cache: bool = True,
-                     progress: Callable[[int, int, str], None] | None = None) -> list[Prediction | TaskError]:
+                     progress: Callable[[int, int, str], None] | None = None,
+                     lines: Callable[[str], None] | None = None) -> list[Prediction | TaskError]:
     """The predictions of ``requests``, in their order: from the cache where kept, the others in
     ``processes`` worker processes (default: one per core). ``progress(done, total, name)`` is
-    called as each one finishes."""
+    called as each one finishes; ``lines`` receives the engine's progress lines of a prediction
+    run in this process (one left to compute, or one process)."""
     results: list[Prediction | TaskError | None] = [None] * len(requests)
     tasks: dict[int, Task] = {}
     todo = []
@@ -213,7 +216,7 @@ def predict_requests(requests: Sequence[Request], *, processes: int | None = Non
         progress(done, len(requests), "")
     processes = min(processes or processes_default(), len(todo)) if todo else 1
     todo.sort(key=lambda item: -_expected_seconds(tasks[item[0]], item[1]))  # the longest first: no late straggler
-    for index, result in _map(todo, processes):
+    for index, result in _map(todo, processes, lines):
         results[index] = result
         if use_cache and isinstance(result, Prediction):
             keep(requests[index], tasks[index], result)
@@ -234,9 +237,10 @@ def _expected_seconds(task: Task, request: Request) -> float:
     return searched + len(task.symbols) / 100
 
 
-def _map(todo: list[tuple[int, Request]], processes: int) -> Iterable[tuple[int, Prediction | TaskError]]:
+def _map(todo: list[tuple[int, Request]], processes: int, lines: Callable[[str], None] | None = None
+         ) -> Iterable[tuple[int, Prediction | TaskError]]:
     if processes <= 1 or len(todo) <= 1:
-        yield from map(_run, todo)
+        yield from (_run(item, lines) for item in todo)
         return
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() and sys.platform != "darwin" else "spawn"
     # A fresh worker every few tasks: memory a task's search held is given back to the system.

@@ -230,9 +230,10 @@ def _decide_then_search(args, err, names: dict[int, str], budget: Budget) -> dic
     requests = {i: Request(name, first_budget, args.seed, synthesis, schemes, decide_only=not single)
                 for i, name in names.items()}
     progress, close = _bar(args, err, len(requests), "expression")
+    lines = None if args.quiet or not single else (lambda line: print(f"  {line}", file=err, flush=True))
     try:
         found = dict(zip(requests, predict_requests(list(requests.values()), processes=args.jobs,
-                                                    use_cache=use_cache, progress=progress)))
+                                                    use_cache=use_cache, progress=progress, lines=lines)))
     finally:
         close()
     if single or budget.seconds <= 0:

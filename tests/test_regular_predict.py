@@ -165,3 +165,16 @@ def test_a_batch_of_the_data_set_never_disagrees_with_its_labels(tmp_path, monke
                     outcomes["disagree"].append((row.regex, scheme, entry[scheme]["headline"]))
     assert outcomes["disagree"] == []
     assert outcomes["agree"] >= 847 + 400 and outcomes["undetermined"] <= 15
+
+
+def test_one_expression_prints_its_progress_lines_unless_quiet():
+    import io
+
+    from crasp.cli import main
+
+    argv = ["predict", "--regex", "a*b", "--alphabet", "ab", "--no-cache", "--budget", "seconds=0"]
+    err = io.StringIO()
+    assert main(argv, io.StringIO(), err) == 0
+    assert "  verifying program built from the automaton" in err.getvalue()
+    err = io.StringIO()
+    assert main([*argv, "-q"], io.StringIO(), err) == 0 and err.getvalue() == ""

@@ -43,7 +43,6 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
     log: list[str] = []
     counterexamples = 0
     reached = 0
-    sizes: dict[str, int] = {}  # the search size at which each output in ``found`` matched
     say = progress or (lambda line: None)
 
     def searched(outcome: str) -> str:
@@ -55,32 +54,37 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
 
     base_atoms = format_atoms(task) if config.format_atoms else ()
     exclusive = format_of(task) == "seq2seq"  # exactly one output holds where one is checked
-    found: dict[str, ast.Expr] = {}  # outputs matched on the batch, by earlier searches of this batch
+    # outputs matched on the batch by earlier searches of it: their expression and search size
+    found: dict[str, tuple[ast.Expr, int]] = {}
+    batch: Batch | None = None  # built again only when a counterexample joins the examples
     round_ = 0
     while round_ < len(rounds):
         ranges, share = rounds[round_]
         deadline = started + config.time_limit * share
-        alphabet = alphabet_of(task, examples)
-        batch = Batch(examples, alphabet, config.seed + counterexamples)
+        if batch is None:
+            alphabet = alphabet_of(task, examples)
+            batch = Batch(examples, alphabet, config.seed + counterexamples)
+            base_values = evaluate(base_atoms, batch)
         outputs = targets(task, batch, output_names(task, examples))
         still = [o for o in outputs if o.name not in found]
-        atoms = [*base_atoms, *(found_atom(name, expr) for name, expr in found.items())]
+        more = [found_atom(name, expr) for name, (expr, _) in found.items()]
         if exclusive and found and len(still) == 1:
-            atoms.append(complement_atom(list(found.values())))
+            more.append(complement_atom([expr for expr, _ in found.values()]))
+        atoms = [*base_atoms, *more]
         label = f"round {round_ + 1}/{len(rounds)}"
         say(f"{label}: {ranges.describe(plain)}; batch of {len(examples)} inputs ({batch.width} positions), "
             f"{len(still)} output{'s' if len(still) > 1 else ''} to find, {len(atoms)} atom{'s' if len(atoms) != 1 else ''}")
         search = Search(batch, still, ranges, config, stats, deadline, progress, label,
-                        atoms=list(zip(atoms, evaluate(atoms, batch))))
+                        atoms=list(zip(atoms, [*base_values, *evaluate(more, batch)])))
         enumeration_started = time.perf_counter()
         solved = search.run(one_at_a_time=config.output_by_output and len(still) > 1)
         stats.enumerating += time.perf_counter() - enumeration_started
         reached = max(reached, search.size)
-        for name, expr in expressions([o for o in still if o.solution is not None], search.nodes, atoms):
-            found[name] = expr
-            sizes[name] = next(o.size for o in still if o.name == name)
+        solved_now = [o for o in still if o.solution is not None]
+        for output, (name, expr) in zip(solved_now, expressions(solved_now, search.nodes, atoms)):
+            found[name] = (expr, output.size)
         if search.progressed:
-            say(f"{label}: found next {', '.join(repr(o.name) for o in still if o.solution is not None)}; "
+            say(f"{label}: found next {', '.join(repr(o.name) for o in solved_now)}; "
                 "searching the others with it among the atoms")
             continue
         done = f"complete to size {search.complete}" if search.complete else "no size complete"
@@ -95,7 +99,7 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
                 break
             round_ += 1
             continue
-        program = assemble(task, [(o.name, found[o.name]) for o in outputs], alphabet, atoms)
+        program = assemble(task, [(o.name, found[o.name][0]) for o in outputs], alphabet, atoms)
         checked = check(program)
         if plain and not checked.info.plain:  # pragma: no cover - NoPE rounds have no positional leaves
             raise AssertionError("a NoPE search produced a positional program")
@@ -105,7 +109,7 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
             report = verify(task, checked, samples=config.verify_samples, max_length=config.verify_max_length,
                             exhaustive_budget=config.verify_exhaustive, seed=config.seed)
         if report.ok:
-            log.append(entry.replace(done, f"found at size {max(sizes.values())}"))
+            log.append(entry.replace(done, f"found at size {max(size for _, size in found.values())}"))
             final, text = canonical(program)
             say(f"{label}: found a program of size {program_size(final)}; verified")
             return SynthesisResult(
@@ -121,7 +125,7 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
         examples.append((bad.example, bad.offset))
         counterexamples += 1
         found.clear()
-        sizes.clear()
+        batch = None
         say(f"{label}: counterexample {counterexamples} (length {len(bad.example.tokens)}, offset {bad.offset}); "
             "restarting with it in the batch")
         if time.perf_counter() > deadline:

@@ -196,25 +196,22 @@ def store(kind: str, text: str, value) -> None:
     except CacheError:
         bound = DEFAULT_LIMIT
     target = path(kind, text)
-    temporary = f"{target}.{os.getpid()}.{id(value):x}.tmp"
     try:
         payload = marshal.dumps(value)
-        data = MAGIC + blake2b(payload, digest_size=_DIGEST).digest() + payload
-        if len(data) > bound:
-            return
+    except ValueError:  # a value marshal cannot hold
+        return
+    data = MAGIC + blake2b(payload, digest_size=_DIGEST).digest() + payload
+    if len(data) > bound:
+        return
+    try:
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        try:
-            replaced = os.stat(target).st_size
-        except OSError:
-            replaced = 0
-        with open(temporary, "wb") as file:
-            file.write(data)
-        os.replace(temporary, target)
-    except (OSError, ValueError):  # a read-only or full disk, or a value marshal cannot hold
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
+    except OSError:  # a folder that cannot be written: nothing is kept
+        return
+    try:
+        replaced = os.stat(target).st_size
+    except OSError:
+        replaced = 0
+    if not _write(target, data):
         return
     _touch(target)  # file systems stamp writes with a coarse clock: hits and writes share one here
     _account(len(data) - replaced, bound)
@@ -285,18 +282,26 @@ def entries() -> list[tuple[str, str, int, int]]:
     return sorted(_files(), key=lambda entry: (entry[3], entry[0]))
 
 
-def _write_usage(total: int) -> None:
-    target = os.path.join(directory(), USAGE)
-    temporary = f"{target}.{os.getpid()}.tmp"
+def _write(target: str, data: bytes) -> bool:
+    """Write ``data`` to ``target`` through a temporary file of this writer's
+    (``<target>.<pid>.<id>.tmp``) replaced in one step, so that no reader sees a partial file;
+    whether it was written (a read-only or full disk only means it was not)."""
+    temporary = f"{target}.{os.getpid()}.{id(data):x}.tmp"
     try:
-        with open(temporary, "w", encoding="ascii") as file:
-            file.write(str(total))
+        with open(temporary, "wb") as file:
+            file.write(data)
         os.replace(temporary, target)
+        return True
     except OSError:
         try:
             os.unlink(temporary)
         except OSError:
             pass
+        return False
+
+
+def _write_usage(total: int) -> None:
+    _write(os.path.join(directory(), USAGE), str(total).encode("ascii"))
 
 
 def _account(change: int, bound: int) -> None:

@@ -313,6 +313,11 @@ def cmd_demo(args, out, err) -> int:
     return 0
 
 
+def _device_flag(parser) -> None:
+    parser.add_argument("--device", default="auto",
+                        help="auto (default: cuda where torch sees a GPU, else cpu), cpu, cuda or cuda:N")
+
+
 def _executor_flags(parser) -> None:
     from crasp.arguments import NONNEGATIVE, number
 
@@ -353,8 +358,7 @@ def add_commands(commands) -> None:
                             help="draw training examples one at a time with the tasks' own samplers (python, "
                                  "default) or a batch at a time where a task has a vectorised sampler (other "
                                  "runs: another random stream, the same distribution)")
-    validate_p.add_argument("--device", default="auto",
-                            help="auto (default: cuda where torch sees a GPU, else cpu), cpu, cuda or cuda:N")
+    _device_flag(validate_p)
     validate_p.add_argument("--set", action="append", metavar="KEY=VALUE",
                             help="replace a setting of the preset's training, e.g. lr=3e-4, steps=2000, "
                                  "model=2l2h64d (repeat for several; keys: " + ", ".join(OVERRIDABLE) + "); "
@@ -388,8 +392,7 @@ def add_commands(commands) -> None:
     arithmetic_p.add_argument("experiment", metavar="EXPERIMENT", help="xu, sabbaghi or duan")
     arithmetic_p.add_argument("--preset", default="cpu", help="cpu (default) or paper")
     arithmetic_p.add_argument("--seeds", type=int, help="seeds that must count (default: the preset's)")
-    arithmetic_p.add_argument("--device", default="auto",
-                              help="auto (default: cuda where torch sees a GPU, else cpu), cpu, cuda or cuda:N")
+    _device_flag(arithmetic_p)
     arithmetic_p.add_argument("--store", default=DEFAULT_STORE, help=f"run store folder (default {DEFAULT_STORE})")
     arithmetic_p.add_argument("--out", default="arithmetic-report", help="folder for the report and plots")
     arithmetic_p.add_argument("--run", action="append", metavar="TASK:VARIANT",

@@ -80,18 +80,24 @@ def _named(origin: str, program: Program) -> str:
     return origin if program.source in ("", "<program>", "<string>") else f"{origin} {program.source}"
 
 
+def verify_under(evidence: Evidence, checked: CheckedProgram, origin: str, budget: Budget | None = None) -> Report:
+    """The verification of a checked candidate named ``origin`` under ``budget`` (default: the
+    evidence's), the one every candidate gets."""
+    budget = budget or evidence.budget
+    evidence.say(f"verifying {origin}")
+    return verify(evidence.task, checked, exhaustive_budget=budget.exhaustive, samples=budget.samples,
+                  max_length=budget.max_length, derived=budget.derived, random_offsets=1, seed=evidence.seed,
+                  max_work=budget.work)
+
+
 def check_candidate(evidence: Evidence, kind: Origin, program: Program, budget: Budget | None = None,
                     origin: str | None = None) -> Checked:
     """Verify one candidate under ``budget`` (default: the evidence's); ``origin`` names it
     (default: its kind's text)."""
     origin = origin or kind.value
-    budget = budget or evidence.budget
-    evidence.say(f"verifying {origin}")
     try:
         checked = check(program)
-        report = verify(evidence.task, checked, exhaustive_budget=budget.exhaustive, samples=budget.samples,
-                        max_length=budget.max_length, derived=budget.derived, random_offsets=1, seed=evidence.seed,
-                        max_work=budget.work)
+        report = verify_under(evidence, checked, origin, budget)
     except CraspError as error:  # ill-formed, or its outputs do not fit the task's format
         if isinstance(error, (ReferenceFailure, ReferenceTimeout)):
             raise

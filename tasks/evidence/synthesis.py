@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 
+from crasp.checker import check
 from crasp.errors import CraspError, ReferenceFailure
 
 from ..findings import Finding, Reason, Verdict, open_question, scheme_named, silent
@@ -38,9 +39,11 @@ def _search(evidence: Evidence, scheme: str, seconds: float) -> "programs.Checke
     evidence.say(f"synthesizing a {scheme_named(scheme).program_kind} program (up to {seconds:.1f} s)")
     started = time.perf_counter()
     try:
+        origin = programs.Origin.SYNTHESIZED
         result = synthesize(evidence.task, SynthesisConfig(positions=scheme, time_limit=seconds, seed=evidence.seed,
                                                            max_memory=MEMORY),
-                            progress=(lambda line: evidence.say(f"  {line}")) if evidence.progress else None)
+                            progress=(lambda line: evidence.say(f"  {line}")) if evidence.progress else None,
+                            final=lambda checked: programs.verify_under(evidence, checked, origin.value))
     except (ReferenceFailure, ReferenceTimeout):
         raise
     except CraspError as error:
@@ -49,7 +52,8 @@ def _search(evidence: Evidence, scheme: str, seconds: float) -> "programs.Checke
         evidence.clock.charge(started)
     if result.program is None:
         return f"synthesis found no program ({result.searched})"
-    return programs.check_candidate(evidence, programs.Origin.SYNTHESIZED, result.program)
+    # verified in the search by the evidence's own verification (``final``): not again here
+    return programs.Checked(origin.value, result.program, check(result.program), result.report, kind=origin)
 
 
 def synthesized(evidence: Evidence, scheme: str, seconds: float) -> "programs.Checked | str":

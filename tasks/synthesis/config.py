@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from crasp import ast
@@ -113,6 +113,8 @@ class SynthesisResult:
     text: str | None = None
     counterexamples: int = 0
     enumeration_seconds: float = 0.0
+    report: object | None = field(default=None, compare=False, repr=False)
+    """The final verification's :class:`tasks.verify.Report` (None when nothing was found)."""
 
     @property
     def found(self) -> bool:

@@ -9,9 +9,9 @@ from typing import Callable
 import numpy as np
 
 from crasp import ast
-from crasp.checker import check
+from crasp.checker import CheckedProgram, check
 
-from ..verify import verify
+from ..verify import Report, verify
 from .assembly import assemble, canonical, expressions, program_size
 from .atoms import complement_atom, evaluate, format_atoms, found_atom
 from .config import SynthesisConfig, SynthesisResult, schedule
@@ -27,12 +27,16 @@ INITIAL_SHARE = 0.2
 
 
 def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
-               progress: Callable[[str], None] | None = None) -> SynthesisResult:
+               progress: Callable[[str], None] | None = None,
+               final: Callable[[CheckedProgram], Report] | None = None) -> SynthesisResult:
     """Search for a C-RASP program of ``task`` (a :class:`tasks.registry.Task`) within ``config``.
 
     Returns a :class:`SynthesisResult`; its ``program`` passed :func:`crasp.checker.check` and
     :func:`tasks.verify.verify` (None when nothing was found within the budget: ``searched`` says
     what was tried). ``progress`` receives a line at least every ``config.progress_every`` seconds.
+    ``final``, where given, is the verification a program that passed the quick one must pass (a
+    caller's own, which it then need not repeat: its report is ``result.report``); by default,
+    :func:`tasks.verify.verify` with the config's ``verify_*`` budget.
     """
     started = time.perf_counter()
     stats = Stats(started=started, last_report=started)
@@ -106,8 +110,9 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
         report = verify(task, checked, exhaustive_budget=2000, samples=30, max_length=60,
                         random_offsets=1, seed=config.seed + counterexamples)
         if report.ok:
-            report = verify(task, checked, samples=config.verify_samples, max_length=config.verify_max_length,
-                            exhaustive_budget=config.verify_exhaustive, seed=config.seed)
+            report = final(checked) if final else verify(
+                task, checked, samples=config.verify_samples, max_length=config.verify_max_length,
+                exhaustive_budget=config.verify_exhaustive, seed=config.seed)
         if report.ok:
             log.append(entry.replace(done, f"found at size {max(size for _, size in found.values())}"))
             final, text = canonical(program)
@@ -116,7 +121,7 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
                 program=final, size=program_size(final), candidates=stats.candidates, classes=stats.classes,
                 seconds=time.perf_counter() - started, max_size_reached=reached, checks=report.summary(),
                 searched=searched("found"), text=text, counterexamples=counterexamples,
-                enumeration_seconds=stats.enumerating,
+                enumeration_seconds=stats.enumerating, report=report,
             )
         bad = report.counterexample
         key = (bad.example.tokens, bad.offset)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field, fields
-from typing import Union
+from typing import TypeVar, Union, dataclass_transform
 
 from .intsets import IntSet
 
@@ -28,7 +28,7 @@ class Loc:
 
 
 def _loc() -> Loc | None:
-    return field(default=None, compare=False, repr=False)  # type: ignore[return-value]
+    return field(default=None, compare=False, repr=False)
 
 
 def _repr(self) -> str:
@@ -53,20 +53,25 @@ def _state_without_hash(self) -> dict:
     return state
 
 
-def _node(cls):
+_Class = TypeVar("_Class", bound=type)
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+def _node(cls: _Class) -> _Class:
     """A frozen dataclass for a syntax node. Its ``__repr__`` (the dataclass one's text) and its
     hash, computed once per node, are shared functions rather than code generated per class,
     which keeps importing this module cheap for the command line."""
-    cls.__repr__ = _repr
-    cls.__hash__ = _remembered_hash
-    cls.__getstate__ = _state_without_hash
-    return dataclass(frozen=True, repr=False)(cls)
+    setattr(cls, "__repr__", _repr)
+    setattr(cls, "__hash__", _remembered_hash)
+    setattr(cls, "__getstate__", _state_without_hash)
+    return dataclass(frozen=True, repr=False)(cls)  # type: ignore[return-value]
 
 
-def _statement(cls):
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+def _statement(cls: _Class) -> _Class:
     """A frozen dataclass for a statement (its ``__repr__`` shared, as for nodes)."""
-    cls.__repr__ = _repr
-    return dataclass(frozen=True, repr=False)(cls)
+    setattr(cls, "__repr__", _repr)
+    return dataclass(frozen=True, repr=False)(cls)  # type: ignore[return-value]
 
 
 COMPARISONS = {

@@ -4,7 +4,7 @@
 PYTHON ?= python3
 PIP := $(PYTHON) -m pip install --quiet --disable-pip-version-check
 
-.PHONY: install demo test test-fast fast lint bench docs
+.PHONY: install demo test test-fast fast lint typecheck bench docs
 
 install:
 	$(PIP) -e '.[dev]'
@@ -12,12 +12,16 @@ install:
 demo: install
 	$(PYTHON) -m crasp demo --out demo-output
 
-test: install lint
+test: install lint typecheck
 	$(PYTHON) -m pytest -n 2 -q
 
 # The linter (ruff, configured in pyproject.toml) on the packages and the tests.
 lint: install
 	$(PYTHON) -m ruff check crasp limit_transformer tasks validation tests conftest.py
+
+# The type checker (mypy, configured in pyproject.toml) on the four packages.
+typecheck: install
+	$(PYTHON) -m mypy
 
 # The edit loop: every package's quick tests and doctests, without the tests marked `slow`
 # (tests/slow_tests.txt lists them; under a minute on 2 cores). `make test` still runs them all.

@@ -25,6 +25,7 @@ from typing import Iterable, Union, get_args
 
 from . import ast
 from .checker import CheckedProgram, check
+from .intsets import IntSet
 
 Operand = Union["Expr", int, bool]
 
@@ -131,12 +132,12 @@ def const(value: int) -> Expr:
 
 def periodic(modulus: int, residues: Iterable[int]) -> Expr:
     """True at absolute positions p with p mod ``modulus`` in ``residues``."""
-    return Expr(ast.Periodic(modulus, frozenset(residues)))
+    return Expr(ast.Periodic(modulus, IntSet.of(residues)))
 
 
 def offsets(*values: int) -> ast.OffsetSet:
     """A local guard ``i - j in {values}`` for :func:`count`."""
-    return ast.OffsetSet(frozenset(values))
+    return ast.OffsetSet(IntSet.of(values))
 
 
 def count(operand: Operand, guard: ast.Guard | str | None = None) -> Expr:

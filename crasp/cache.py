@@ -246,7 +246,7 @@ def _files(temporaries: bool = False) -> list[tuple[str, str, int, int]]:
     """(path, kind, bytes, modification time in ns) of every entry in the folder, and with
     ``temporaries`` the temporary files of writers too (kind ``tmp``). Files the cache did not
     write are never listed, so a folder shared with other files is safe to trim and clear."""
-    found = []
+    found: list[tuple[str, str, int, int]] = []
     root = directory()
     try:
         top = list(os.scandir(root))

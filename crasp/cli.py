@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from .ast import Program
     from .checker import CheckedProgram
+    from .trace import Trace
 
 # ``crasp run``, ``check`` and ``fmt`` of a program seen before import neither the parser (lark),
 # nor the AST, nor numpy: they read what the cache kept (crasp.cache) and run a plan in pure Python
@@ -204,7 +205,7 @@ def _run_vectorised(args, checked: CheckedProgram, inputs: list[list[str]], out,
     from .interpreter import run_in_chunks
 
     verdicts: list[str] = [""] * len(inputs)
-    collected = {}
+    collected: dict[int, Trace] = {}
     for indices, result in run_in_chunks(
         checked, inputs, offset=args.offset, trace=bool(args.trace), allow_unknown=args.allow_unknown
     ):
@@ -331,8 +332,8 @@ def build_parser(*, extensions: bool = True) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {VERSION}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                      help="one of these ('crasp COMMAND --help' describes it):")
-    no_cache = dict(action="store_true", help="neither read nor keep the checked program in the cache "
-                    "(see crasp.cache; CRASP_NO_CACHE=1 does the same)")
+    no_cache_help = ("neither read nor keep the checked program in the cache "
+                     "(see crasp.cache; CRASP_NO_CACHE=1 does the same)")
 
     run_p = commands.add_parser(
         "run", help="run a program on inputs",
@@ -346,7 +347,7 @@ def build_parser(*, extensions: bool = True) -> argparse.ArgumentParser:
     run_p.add_argument("--offset", type=NONNEGATIVE, default=0, help="absolute position of token 1 is OFFSET+1")
     run_p.add_argument("--allow-unknown", action="store_true",
                        help="accept tokens the program never mentions (they match no literal)")
-    run_p.add_argument("--no-cache", **no_cache)
+    run_p.add_argument("--no-cache", action="store_true", help=no_cache_help)
     run_p.set_defaults(handler=cmd_run)
 
     check_p = commands.add_parser(
@@ -356,7 +357,7 @@ def build_parser(*, extensions: bool = True) -> argparse.ArgumentParser:
     )
     check_p.add_argument("programs", nargs="+", metavar="PROGRAM", help="a .cr file, or a library program's name")
     check_p.add_argument("--json", action="store_true", help="one JSON object per program")
-    check_p.add_argument("--no-cache", **no_cache)
+    check_p.add_argument("--no-cache", action="store_true", help=no_cache_help)
     check_p.set_defaults(handler=cmd_check)
 
     fmt_p = commands.add_parser(
@@ -367,7 +368,7 @@ def build_parser(*, extensions: bool = True) -> argparse.ArgumentParser:
     mode = fmt_p.add_mutually_exclusive_group()
     mode.add_argument("-i", "--in-place", action="store_true", help="rewrite the files")
     mode.add_argument("--check", action="store_true", help="exit 1 if a file is not formatted")
-    fmt_p.add_argument("--no-cache", **no_cache)
+    fmt_p.add_argument("--no-cache", action="store_true", help=no_cache_help)
     fmt_p.set_defaults(handler=cmd_fmt)
 
     cache_p = commands.add_parser(

@@ -330,7 +330,8 @@ def run(
     symbols, vocabulary, table, known = _program_constants(checked, frozenset(alphabet) if alphabet else frozenset())
     longest = max(map(len, batch), default=0)
     if isinstance(offset, int):  # one offset for all: no array needed to check it
-        offsets = np.full(len(batch), offset, dtype=np.int64) if abs(offset) < _INT64_LIMIT else None
+        # An offset beyond int64 is refused below, unless the batch is empty (and so are its offsets).
+        offsets = np.full(len(batch), offset if abs(offset) < _INT64_LIMIT else 0, dtype=np.int64)
         farthest = abs(offset)
     else:
         offsets = np.broadcast_to(np.asarray(offset, dtype=np.int64), (len(batch),)).copy()

@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import operator
 from collections.abc import Iterable, Iterator, Set
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, SupportsIndex, cast
 
 if TYPE_CHECKING:  # numpy is imported where arrays are tested, so the command line's run path need not load it
     import numpy as np
@@ -39,7 +39,7 @@ def _normalise(spans: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
     return tuple(merged)
 
 
-class IntSet(Set):
+class IntSet(Set[int]):
     """A finite set of integers as sorted, disjoint, non-touching half-open intervals [start, stop)."""
 
     __slots__ = ("spans", "_starts", "_size")
@@ -69,7 +69,7 @@ class IntSet(Set):
         if isinstance(value, bool):
             return False
         try:
-            value = operator.index(value)  # int and numpy's integers
+            value = operator.index(cast(SupportsIndex, value))  # int and numpy's integers; others raise TypeError
         except TypeError:
             return False
         index = bisect.bisect_right(self._starts, value) - 1
@@ -97,7 +97,7 @@ class IntSet(Set):
             return hash(frozenset(self))
         return hash(self.spans)
 
-    def __or__(self, other: Iterable[int]) -> IntSet:
+    def __or__(self, other: Iterable[int]) -> IntSet:  # type: ignore[override]  # only sets of ints join
         return IntSet(self.spans + IntSet.of(other).spans)
 
     __ror__ = __or__

@@ -88,7 +88,8 @@ def export(parser) -> tuple:
         raise Unsupported("only Lark's contextual lexer is exported")
     table = frontend.parser.parser.parse_table
 
-    rule_index, rules = {}, []
+    rule_index: dict[object, int] = {}
+    rules: list[tuple] = []
     for rule, chain in parser._parse_tree_builder.rule_builders:
         rule_index[rule] = len(rules)
         rules.append(_export_rule(rule, chain, ExpandSingleChild, ChildFilterLALR,
@@ -99,7 +100,8 @@ def export(parser) -> tuple:
         states[int(state)] = {str(symbol): (SHIFT, int(argument)) if action is Shift
                               else (REDUCE, rule_index[argument]) for symbol, (action, argument) in actions.items()}
 
-    lexers, lexer_of_state, seen = [], {}, {}
+    lexers: list[tuple] = []
+    lexer_of_state, seen = {}, {}
     for state, basic in lexer.lexers.items():
         if id(basic) not in seen:
             seen[id(basic)] = len(lexers)

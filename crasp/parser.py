@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from . import ast, cache, lalr
 from .errors import CraspSyntaxError, SortError, SourceError
@@ -175,7 +175,7 @@ def _syntax_error(error, text: str, source: str) -> CraspSyntaxError:
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
     if isinstance(error, UnexpectedCharacters):
-        char = text[error.pos_in_stream]
+        char = text[cast(int, error.pos_in_stream)]  # Lark declares it None; UnexpectedCharacters sets an int
         loc = ast.Loc(error.line, error.column, error.line, error.column + 1)
         message = f"unexpected character {char!r}"
         if char == '"':
@@ -252,7 +252,10 @@ def _loc(meta) -> ast.Loc | None:
 
 
 def _token_loc(token: Token) -> ast.Loc:
-    return ast.Loc(token.line, token.column, token.end_line, token.end_column)
+    line, column, end_line, end_column = token.line, token.column, token.end_line, token.end_column
+    # A lexed token always has its span; Lark's Token allows None only for tokens made by hand.
+    assert line is not None and column is not None and end_line is not None and end_column is not None
+    return ast.Loc(line, column, end_line, end_column)
 
 
 def unquote(literal: str) -> str:

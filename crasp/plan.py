@@ -51,7 +51,7 @@ from bisect import bisect_right
 from itertools import accumulate, repeat
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the command line's fast path
 if TYPE_CHECKING:
-    from typing import Sequence
+    from typing import Callable, Sequence
 
     from .checker import CheckedProgram
 
@@ -63,8 +63,8 @@ FORMAT = 1
 
 _COMPARE = {"<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne,
             ">=": operator.ge, ">": operator.gt}
-_BINARY = {"and": operator.and_, "or": operator.or_, "add": operator.add, "sub": operator.sub,
-           "min": min, "max": max}
+_BINARY: dict[str, Callable[[int, int], int]] = {"and": operator.and_, "or": operator.or_, "add": operator.add,
+                                                 "sub": operator.sub, "min": min, "max": max}
 
 
 # ---------------------------------------------------------------- lowering

@@ -118,7 +118,7 @@ class PredicateRegistry:
                     f"predicate {name!r} is not periodic with period {period}: "
                     f"it differs at 1-based position {p}"
                 )
-        self.add(UnaryPredicate(name, period, residues))
+        self.add(UnaryPredicate(name, period, IntSet.of(residues)))
 
     def register_binary(
         self, name: str, function: Callable[[int, int], bool], *, offsets: Iterable[int],
@@ -155,12 +155,12 @@ class PredicateRegistry:
 
 BUILTINS: tuple[Predicate, ...] = (
     # c-rasp's `pred`: j = i - 1 (the previous position).
-    BinaryPredicate("pred", frozenset({1})),
+    BinaryPredicate("pred", IntSet.of({1})),
     # c-rasp's `pred4`: j = i - 4.
-    BinaryPredicate("pred4", frozenset({4})),
+    BinaryPredicate("pred4", IntSet.of({4})),
     # c-rasp's `pos_even`: 0-based even positions, i.e. 1-based odd positions.
-    UnaryPredicate("pos_even", 2, frozenset({1})),
-    UnaryPredicate("pos_odd", 2, frozenset({0})),
+    UnaryPredicate("pos_even", 2, IntSet.of({1})),
+    UnaryPredicate("pos_odd", 2, IntSet.of({0})),
 )
 """The predicates every registry starts from (the c-rasp examples' names)."""
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from . import ast
 from .checker import Sort
+from .intsets import IntSet
 from .predicates import BUILTINS, BinaryPredicate, UnaryPredicate
 
 DEFAULT_ALPHABET = ("a", "b", "c")
@@ -39,7 +40,7 @@ def _guard(draw, scope: _Scope) -> ast.Guard:
     if kind == "named":
         return ast.NamedGuard(draw(st.sampled_from(scope.binary)))
     if kind == "set":
-        return ast.OffsetSet(frozenset(draw(st.sets(st.integers(0, 5), max_size=3))))
+        return ast.OffsetSet(IntSet.of(draw(st.sets(st.integers(0, 5), max_size=3))))
     return ast.OffsetCompare(draw(st.sampled_from(["==", "<", "<="])), draw(st.integers(0, 4)))
 
 
@@ -62,7 +63,7 @@ def _expr(draw, sort: Sort, depth: int, scope: _Scope, alphabet: Sequence[str],
             return ast.Ref(draw(st.sampled_from(scope.names[Sort.BOOL])))
         if kind == "periodic":
             modulus = draw(st.integers(1, 6))
-            return ast.Periodic(modulus, frozenset(draw(st.sets(st.integers(0, modulus - 1)))))
+            return ast.Periodic(modulus, IntSet.of(draw(st.sets(st.integers(0, modulus - 1)))))
         if kind == "unary":
             return ast.Ref(draw(st.sampled_from(scope.unary)))
         if kind == "not":

@@ -115,9 +115,11 @@ def traces(result: RunResult, checked: CheckedProgram) -> list[Trace]:
         ]
         n = len(tokens)
         if checked.accept is not None:
+            assert result.accept_values is not None  # recorded by a run with trace=True
             accept = tuple(result.accept_values[index, :n].tolist())
             rows.append(TraceRow("accept", Sort.BOOL, format_expr(checked.accept), accept))
         else:
+            assert result.next is not None  # a program without an accept output has next outputs
             for token, expr in checked.next_tokens:
                 rows.append(TraceRow(f'next "{token}"', Sort.BOOL, format_expr(expr),
                                      tuple(result.next[token][index, :n].tolist())))

@@ -80,9 +80,9 @@ def compare(
     limit: int = 10,
 ) -> Verification:
     """Run both on the inputs and list (up to ``limit``) mismatching outputs."""
-    offsets = np.asarray(offsets, dtype=np.int64)
-    expected = interpret(checked, inputs, offset=offsets, trace=True, allow_unknown=True)
-    got = run_compiled(model, inputs, offset=offsets, allow_unknown=True, check_length=False)
+    offset_array = np.asarray(offsets, dtype=np.int64)
+    expected = interpret(checked, inputs, offset=offset_array, trace=True, allow_unknown=True)
+    got = run_compiled(model, inputs, offset=offset_array, allow_unknown=True, check_length=False)
     want, have = per_position(expected), per_position(got)
     mismatches: list[Mismatch] = []
     for row, tokens in enumerate(expected.tokens):
@@ -90,7 +90,7 @@ def compare(
         for name in want:
             wrong = np.flatnonzero(want[name][row, :n] != have[name][row, :n])
             for k in wrong[: max(limit - len(mismatches), 0)]:
-                mismatches.append(Mismatch(tuple(tokens), int(offsets[row]), int(k) + 1, name,
+                mismatches.append(Mismatch(tuple(tokens), int(offset_array[row]), int(k) + 1, name,
                                            bool(want[name][row, k]), bool(have[name][row, k])))
     return Verification(len(inputs), int(expected.lengths.sum()),
                         int(expected.lengths.max(initial=0)), tuple(mismatches))

@@ -78,22 +78,27 @@ def to_ape(model: LimitTransformer, n_positions: int) -> LimitTransformer:
             for offset in torch.nonzero(attn.phi[h]).flatten().tolist():
                 value = float(attn.phi[h, offset])
                 W_Q[h, d:, :] = torch.eye(N, dtype=dtype)
-                rows = torch.arange(max(N - offset, 0))  # key at j maps to e_(j + offset)
-                W_K[h, d + rows, rows + offset] = value
+                keys = torch.arange(max(N - offset, 0))  # key at j maps to e_(j + offset)
+                W_K[h, d + keys, keys + offset] = value
         state[f"{prefix}.attn.W_Q"], state[f"{prefix}.attn.W_K"] = W_Q, W_K
         state[f"{prefix}.attn.W_V"] = torch.cat([dense(attn.W_V), torch.zeros(heads, N, d_head, dtype=dtype)], 1)
         state[f"{prefix}.attn.W_O"] = torch.cat([dense(attn.W_O), torch.zeros(heads, d_head, N, dtype=dtype)], 2)
         state[f"{prefix}.attn.phi"] = torch.zeros(heads, 0, dtype=dtype)
         state[f"{prefix}.attn.phi_tail"] = torch.zeros(heads, dtype=dtype)
         W_in, b_in, W_out = dense(mlp.W_in), mlp.b_in.detach(), dense(mlp.W_out)
-        columns, biases, rows = [], [], []
+        columns: list[torch.Tensor] = []
+        biases: list[torch.Tensor] = []
+        rows: list[torch.Tensor] = []
         for u in range(W_in.shape[1]):
             if not bool(mlp.heaviside[u]):
-                columns.append(W_in[:, u]), biases.append(b_in[u]), rows.append(W_out[u])
+                columns.append(W_in[:, u])
+                biases.append(b_in[u])
+                rows.append(W_out[u])
                 continue
             m = margin(spec.margins[layer][u], N, spec.local_bias)
             for shift, sign in ((0.0, 1.0), (-1.0, -1.0)):  # H(z) = ReLU(z/m) - ReLU(z/m - 1)
-                columns.append(W_in[:, u] / m), biases.append(b_in[u] / m + shift)
+                columns.append(W_in[:, u] / m)
+                biases.append(b_in[u] / m + shift)
                 rows.append(sign * W_out[u])
         width = len(columns)
         new_in = torch.stack(columns, 1) if width else torch.zeros(d, 0, dtype=dtype)

@@ -57,7 +57,7 @@ import torch
 
 from crasp.errors import CraspError, InputError
 
-from .model import LimitTransformer, dense
+from .model import Attention, LimitTransformer, dense
 
 FORMAT = "crasp-transformer-lens"
 VERSION = 1
@@ -129,7 +129,7 @@ class LensExport:
             raise LensError(
                 "this TransformerLens names its weights differently from the export "
                 f"(missing {sorted(set(missing) - buffers)[:4]}, unexpected {sorted(unexpected)[:4]}); {INSTALL}")
-        model.crasp = replace(self, state_dict={})
+        model.crasp = replace(self, state_dict={})  # type: ignore[assignment]  # Module.__setattr__ takes any value
         return model.eval().requires_grad_(False)
 
     # ------------------------------------------------------------------ inputs and outputs
@@ -236,7 +236,7 @@ def export_lens(model: LimitTransformer, *, n_ctx: int | None = None,
     d = spec.d_model
     blocks = list(model.blocks)
 
-    def bias_row(attn, h: int) -> torch.Tensor:
+    def bias_row(attn: Attention, h: int) -> torch.Tensor:
         """phi(i - j) at the distances 0..N-1."""
         phi, window = host(attn.phi), attn.phi.shape[1]
         distance = torch.arange(N)
@@ -317,7 +317,8 @@ def export_lens(model: LimitTransformer, *, n_ctx: int | None = None,
         prefix = f"blocks.{layer}"
         W_Q, W_K, W_V = (zeros(heads, D, d_head) for _ in range(3))
         W_O = zeros(heads, d_head, D)
-        names, layer_biases = [], []
+        names: list[str] = []
+        layer_biases: list[torch.Tensor | None] = []
         V, O = host(attn.W_V), host(attn.W_O)
         for h in range(heads):
             if h >= attn.n_heads:

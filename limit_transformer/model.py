@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import warnings
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Iterator, overload
 
 import torch
 from torch import nn
@@ -305,6 +306,8 @@ class Attention(nn.Module):
 class MLP(nn.Module):
     """One hidden layer; ``heaviside[u]`` selects H for unit u, otherwise ReLU."""
 
+    heaviside: torch.Tensor
+
     def __init__(self, d_model: int, width: int) -> None:
         super().__init__()
         self.W_in = nn.Parameter(torch.zeros(d_model, width))
@@ -342,6 +345,23 @@ class Block(nn.Module):
         return _add(x, *self.mlp.delta(x))
 
 
+if TYPE_CHECKING:
+    class BlockList(nn.ModuleList):
+        """The ``nn.ModuleList`` of a model's blocks, with its items typed as :class:`Block`."""
+
+        def __iter__(self) -> Iterator[Block]: ...
+
+        @overload
+        def __getitem__(self, idx: slice) -> BlockList: ...
+
+        @overload
+        def __getitem__(self, idx: int) -> Block: ...
+
+        def __getitem__(self, idx: int | slice) -> Block | BlockList: ...
+else:
+    BlockList = nn.ModuleList
+
+
 def _add(x: torch.Tensor, columns: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
     """x plus values in the given columns (in place when no gradient is being recorded)."""
     if len(columns) == 0:
@@ -368,7 +388,7 @@ class LimitTransformer(nn.Module):
         windows = spec.window or (0,) * spec.n_layers
         self.W_E = nn.Parameter(torch.zeros(len(spec.vocabulary), d))
         self.W_pos = nn.Parameter(torch.zeros(spec.period, d))
-        self.blocks = nn.ModuleList(
+        self.blocks = BlockList(
             Block(d, len(heads), spec.d_head, window, width, spec.d_qk)
             for heads, window, width in zip(spec.heads, windows, widths)
         )

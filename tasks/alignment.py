@@ -204,10 +204,11 @@ def leading_operand_width(task: Task) -> int:
         for example in task.sample_bin(low, high, 5, rng):
             tokens = example.tokens[len(task.prefix):]
             widths.add(next((k for k, t in enumerate(tokens) if t in ("+", "*")), None))
-    if len(widths) != 1 or None in widths or 0 in widths:
+    width = next(iter(widths)) if len(widths) == 1 else None
+    if not width:  # several widths, no operator, or an operator first
         raise TaskError(f"task {task.name!r}: uniform positions need a leading operand of one fixed width "
                               f"before '+' or '*' (found widths {sorted(widths, key=str)})")
-    return widths.pop()
+    return width
 
 
 __all__ = ["Alignment", "Symmetry", "operand_fields", "shifted", "symmetries", "relative_alignment",

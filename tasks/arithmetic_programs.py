@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from crasp import builder as b
 from crasp.ast import Program
+from crasp.builder import Expr
 
 from .types import BOS, EOS
 
@@ -68,7 +69,7 @@ class _Operands:
         """The value of b_i (a count)."""
         return self._define(f"B{i}", lambda: self._value(1 + i))
 
-    def a_is(self, i: int) -> list[b.Expr]:
+    def a_is(self, i: int) -> list[Expr]:  # `b` here is the method above
         """The ten Booleans 'a_i is u'."""
         return [self._define(f"A{i}_is_{u}", lambda u=u: b.count(b.tok(str(u)), guard=b.offsets(WIDTH + 2 + i)) >= 1)
                 for u in range(10)]

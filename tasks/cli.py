@@ -88,18 +88,20 @@ def cmd_verify(args, out, err) -> int:
         task, program, scheme=args.positions, exhaustive_length=args.exhaustive_length,
         samples=args.samples, max_length=args.max_length, seed=args.seed,
     )
+    bad = report.counterexample
     if args.json:
         written = None
-        if args.trace and not report.ok:
-            written = write_traces([report.counterexample.trace], Path(args.trace),
+        if args.trace and bad is not None:
+            assert bad.trace is not None  # verify() traces the counterexample it reports
+            written = write_traces([bad.trace], Path(args.trace),
                                    title=f"Counterexample for {task.name}")
             print(f"trace written to {written}", file=err)
         print(json.dumps({**report.to_json(), "trace": str(written) if written else None}, indent=2), file=out)
         return 0 if report.ok else 1
     print(report.summary(), file=out)
-    if report.ok:
+    if bad is None:
         return 0
-    bad = report.counterexample
+    assert bad.trace is not None  # verify() traces the counterexample it reports
     print("\nfirst counterexample:\n" + bad.describe(), file=out)
     rows = len(bad.trace.rows)
     if rows <= 60:

@@ -144,7 +144,7 @@ class _Reference:
         self.template = [np.array([index[s] for s in part], dtype=np.int64)
                          for part in (split.before, split.middle, split.after)]
         self.bob_positions = len(split.middle) + split.block * n + len(split.after)
-        self.interned: dict[tuple, int] = {}
+        self.interned: dict[tuple | bool, int] = {}
 
     def inputs(self, alice: np.ndarray, bob: np.ndarray) -> np.ndarray:
         """Every (alice, bob) input as task symbol ids: row a * len(bob) + b."""
@@ -250,7 +250,7 @@ def _block(reference: _Reference, alice: np.ndarray, bob: np.ndarray, first_key:
     codes = _compact(codes.reshape(len(alice), len(bob), -1))
     undefined = (codes == INVALID).all(axis=2)
     live = ~undefined.all(axis=1)
-    rows = [(first_key + k, codes[k].tobytes()) for k in np.flatnonzero(live)]
+    rows = [(first_key + k, codes[k].tobytes()) for k in np.flatnonzero(live).tolist()]
     return _Block(rows, (~undefined).any(axis=0), undefined[live].any(axis=0))
 
 

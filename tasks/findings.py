@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
+from crasp.ast import Program
 from crasp.errors import CraspError
 
 
@@ -150,7 +152,7 @@ class Finding:
     reason: Reason
     details: tuple[str, ...] = ()
     references: tuple[str, ...] = ()
-    program: object | None = field(default=None, compare=False, repr=False)
+    program: Program | None = field(default=None, compare=False, repr=False)
     """The verified program a "generalizes" finding rests on, where it rests on one."""
     carried_from: str | None = None
     short: str = ""
@@ -176,18 +178,25 @@ class Finding:
         return self.reason.kind is Kind.CLAIM
 
     @property
+    def claimed_strength(self) -> Strength:
+        """The strength of a decisive finding (``__post_init__`` makes every claim carry one)."""
+        if self.strength is None:
+            raise ValueError(f"the finding of {self.source} claims nothing")
+        return self.strength
+
+    @property
     def settles(self) -> bool:
         """A claim of strength verified or proof: what ends the search for a scheme."""
-        return self.decisive and self.strength.rank >= Strength.VERIFIED.rank
+        return self.decisive and self.claimed_strength.rank >= Strength.VERIFIED.rank
 
     def headline(self) -> str:
         if not self.decisive:
             return f"{Verdict.UNDETERMINED.value.upper()} ({self.summary})"
-        return f"{self.claim.value.upper()} ({self.strength.value}: {self.summary})"
+        return f"{self.claim.value.upper()} ({self.claimed_strength.value}: {self.summary})"
 
     def lines(self) -> tuple[str, ...]:
         """The finding as evidence lines: its summary, then its details."""
-        kind = f"{self.claim.value}, {self.strength.value}" if self.decisive else "no claim"
+        kind = f"{self.claim.value}, {self.claimed_strength.value}" if self.decisive else "no claim"
         carried = f", carried over from {scheme_named(self.carried_from).short}" if self.carried_from else ""
         return (f"[{self.source}{carried}: {kind}] {self.summary}", *self.details)
 
@@ -277,7 +286,8 @@ class Budget:
             positive = key == "reference_seconds"
             if number < 0 or (positive and number == 0):
                 raise TaskError(f"budget {part!r}: must be {'positive' if positive else 'at least 0'}")
-            budget = replace(budget, **{key: number})
+            override: dict[str, Any] = {key: number}  # an int or a float, as the field is
+            budget = replace(budget, **override)
         return budget
 
 

@@ -287,7 +287,9 @@ def _languages() -> list[Language]:
 
 
 def _task(language: Language) -> Task:
-    ape, nope = anchors.paper_labels(language.paper_name)
+    labels = anchors.paper_labels(language.paper_name)
+    assert labels is not None, language.paper_name  # every language here is in Huang et al.'s table
+    ape, nope = labels
     dfa = language.dfa
     longest = language.bins[-1][1]
     programs = {v: f for v, f in (("ape", language.ape), ("nope", language.nope)) if f is not None}

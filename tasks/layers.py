@@ -52,6 +52,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from crasp.checker import CheckedProgram
 from crasp.errors import CraspError
 
 from .evidence import Evidence
@@ -124,8 +125,8 @@ class Layers:
 
     @property
     def at_least(self) -> int | None:
-        found = [s.at_least for s in self.schemes.values()]
-        return min(found) if found and None not in found else None
+        found = [s.at_least for s in self.schemes.values() if s.at_least is not None]
+        return min(found) if found and len(found) == len(self.schemes) else None
 
     @property
     def findings(self) -> tuple[LayerFinding, ...]:
@@ -160,6 +161,12 @@ class Layers:
 # ---------------------------------------------------------------- upper bounds
 
 
+def _checked(candidate: program_evidence.Checked) -> CheckedProgram:
+    """The checked program of a verified candidate (one is verified only once checked)."""
+    assert candidate.checked is not None
+    return candidate.checked
+
+
 def _upper(evidence: Evidence, scheme: str) -> tuple[list[LayerFinding], tuple | None]:
     from limit_transformer.depth import model_depth
 
@@ -170,26 +177,28 @@ def _upper(evidence: Evidence, scheme: str) -> tuple[list[LayerFinding], tuple |
     if not candidates:
         return [LayerFinding(scheme, "none", None, f"no verified {scheme_named(scheme).program_kind} program, so no "
                              "upper bound", None)], None
-    candidate = min(candidates, key=lambda c: (c.checked.info.depth, len(c.checked.definitions)))
-    count_depth = candidate.checked.info.depth
+    candidate = min(candidates, key=lambda c: (_checked(c).info.depth, len(_checked(c).definitions)))
+    checked, report = _checked(candidate), candidate.report
+    assert report is not None  # verified
+    count_depth = checked.info.depth
     findings: list[LayerFinding] = []
     layers = attention = None
-    if len(candidate.checked.definitions) > COMPILED_LIMIT:
+    if len(checked.definitions) > COMPILED_LIMIT:
         compiled = (f"its compiled depth is not computed for programs of more than {COMPILED_LIMIT} definitions "
-                    f"(this one has {len(candidate.checked.definitions)}; `crasp compile` gives it)")
+                    f"(this one has {len(checked.definitions)}; `crasp compile` gives it)")
     else:
         try:
-            depth = model_depth(candidate.checked)
+            depth = model_depth(checked)
             layers, attention = depth.layers, depth.attention_layers
             compiled = f"our compiler gives it {layers} layers, {attention} with attention heads"
         except CraspError as error:
             compiled = f"it does not compile: {error}"
-    strength = Strength.VERIFIED if candidate.report.reaches_constants else Strength.EXTRAPOLATED
+    strength = Strength.VERIFIED if report.reaches_constants else Strength.EXTRAPOLATED
     findings.insert(0, LayerFinding(
         scheme, "at_most", count_depth,
         f"{candidate.origin} has count depth {count_depth}, so a transformer whose feed-forward blocks compute any "
         f"function needs at most {count_depth} attention layers; {compiled} "
-        f"({program_evidence.bounds(candidate.report)})",
+        f"({program_evidence.bounds(report)})",
         strength, f"{program_evidence.THEOREMS}; {EQUIVALENCE}"))
     return findings, (count_depth, layers, attention)
 
@@ -217,7 +226,7 @@ def search_shallower(evidence: Evidence, schemes) -> None:
         passed = program_evidence.verified(evidence, plain=scheme_named(scheme).plain_only)
         seconds = min(evidence.clock.left, SEARCH_SECONDS)
         if passed and all(c.kind is program_evidence.Origin.BUILT for c in passed) and \
-                min(c.checked.info.depth for c in passed) >= 2 and seconds >= MIN_SECONDS:
+                min(_checked(c).info.depth for c in passed) >= 2 and seconds >= MIN_SECONDS:
             synthesized(evidence, scheme, seconds)
 
 
@@ -269,7 +278,7 @@ def _lower(evidence: Evidence, scheme: str) -> list[LayerFinding]:
     if not found:
         return [LayerFinding(scheme, "none", None, "no published lower bound applies: the task's language is none "
                              "of the depth hierarchy's L_k on two of its symbols", None)]
-    best = max(found, key=lambda f: (f.strength.rank, f.layers))
+    best = max(found, key=lambda f: (f.strength.rank if f.strength else -1, f.layers))
     return [best]
 
 
@@ -280,9 +289,9 @@ def shallowest_program(evidence: Evidence) -> tuple[int, bool] | None:
     """(count depth, plain) of the shallowest verified program, plain ones first; None if none."""
     plain = program_evidence.verified(evidence, plain=True)
     if plain:
-        return min(c.checked.info.depth for c in plain), True
+        return min(_checked(c).info.depth for c in plain), True
     found = program_evidence.verified(evidence)
-    return (min(c.checked.info.depth for c in found), False) if found else None
+    return (min(_checked(c).info.depth for c in found), False) if found else None
 
 
 def scheme_layers(evidence: Evidence, scheme: str) -> SchemeLayers:

@@ -204,13 +204,13 @@ def combine(findings: Iterable[Finding], skipped: Iterable[str] = ()) -> ClassVe
         why, lines = _undetermined(findings)
         return ClassVerdict(Verdict.UNDETERMINED, "none", lines, references, None, f"UNDETERMINED ({why})", findings,
                             skipped=skipped, reason=None, brief=why)
-    rank = max(f.strength.rank for f in decisive)
-    top = [f for f in decisive if f.strength.rank == rank]
+    rank = max(f.claimed_strength.rank for f in decisive)
+    top = [f for f in decisive if f.claimed_strength.rank == rank]
     claims = {f.claim for f in top}
     against = [f for f in decisive if f.claim is not top[0].claim]
-    conflicts = tuple(f"{f.source} ({f.strength.value}) says {f.claim.value}: {f.summary}" for f in against)
-    if len(claims) > 1 or any(f.strength.rank >= Strength.VERIFIED.rank for f in against):
-        sides = "; ".join(f"{f.source} ({f.strength.value}): {f.claim.value}" for f in decisive)
+    conflicts = tuple(f"{f.source} ({f.claimed_strength.value}) says {f.claim.value}: {f.summary}" for f in against)
+    if len(claims) > 1 or any(f.claimed_strength.rank >= Strength.VERIFIED.rank for f in against):
+        sides = "; ".join(f"{f.source} ({f.claimed_strength.value}): {f.claim.value}" for f in decisive)
         return ClassVerdict(Verdict.UNDETERMINED, "conflict", (f"conflict: {sides}", *lines), references, None,
                             f"UNDETERMINED (conflict: {sides}; check both)", findings, conflicts, skipped, None,
                             f"conflict: {sides}")

@@ -84,7 +84,7 @@ def _predict_one(args, out, err) -> int:
     task = registry.get(args.task)
     programs = [load_program(path) for path in args.program or []]
     request = Request(args.task, _budget(args), args.seed, not args.no_synthesis, _schemes(args),
-                      tuple(format_program(p) for p in programs))
+                      programs=tuple(format_program(p) for p in programs))
     prediction = cached(request, task) if not args.no_cache else None
     if prediction is None:
         progress = None if args.quiet else (lambda line: print(f"  {line}", file=err, flush=True))
@@ -105,6 +105,8 @@ def _predict_one(args, out, err) -> int:
 
 
 def _cell(verdict) -> str:
+    if verdict is None:  # a scheme left out with --schemes
+        return "-"
     strength = f", {verdict.strength.value}" if verdict.strength else ""
     return f"{verdict.verdict.value} ({verdict.basis}{strength})"
 
@@ -130,7 +132,7 @@ def _predict_suite(args, out, err) -> int:
         rows = []
         for p in predictions:
             compared = p.comparison()
-            rows.append([p.task, _cell(p.ape), _cell(p.nope), f"{SHOW[p.labels.ape]}/{SHOW[p.labels.nope]}",
+            rows.append([p.task, _cell(p.schemes.get("ape")), _cell(p.schemes.get("nope")), f"{SHOW[p.labels.ape]}/{SHOW[p.labels.nope]}",
                          ", ".join(f"{v}" for v in compared.values()) if compared else "-"])
         print(tabulate(rows, headers=["task", "APE", "NoPE", "paper APE/NoPE", "vs paper"], tablefmt="simple"),
               file=out)
@@ -144,7 +146,7 @@ def agreement(predictions) -> str:
     """How the verdicts compare with the published labels: counts of schemes that agree, disagree
     and are undetermined (every verdict rests on evidence made here; the labels are never evidence),
     with the undetermined and disagreeing ones named."""
-    counts = {"agrees": [], "disagrees": [], "undetermined": []}
+    counts: dict[str, list[str]] = {"agrees": [], "disagrees": [], "undetermined": []}
     for p in predictions:
         for scheme, outcome in p.comparison().items():
             counts[outcome].append(f"{p.task} ({scheme})")
@@ -173,6 +175,7 @@ def _predict_regexes(args, out, err) -> int:
         raise TaskError("--regex and --regex-file need --alphabet (e.g. --alphabet abc)")
     if args.program_out and args.regex is None:
         raise TaskError("--program-out goes with --regex (one expression), not with --regex-file")
+    lines: list[tuple[int | None, str]]
     if args.regex is not None:
         lines = [(None, args.regex)]
     else:
@@ -207,8 +210,9 @@ def _predict_regexes(args, out, err) -> int:
         rows = [[e["regex"], _cell_json(e.get("ape")), _cell_json(e.get("nope"))] if "error" not in e
                 else [e["regex"], "error: " + e["error"], ""] for e in entries]
         print(tabulate(rows, headers=["regex", "APE", "NoPE"], tablefmt="simple"), file=out)
-        decided = sum(e[s]["verdict"] != "undetermined" for e in entries if "error" not in e for s in ("ape", "nope"))
-        print(f"\n{decided} of {2 * len(predictions)} verdicts decided", file=out)
+        verdicts = [e[s]["verdict"] for e in entries if "error" not in e for s in ("ape", "nope") if s in e]
+        decided = sum(v != "undetermined" for v in verdicts)
+        print(f"\n{decided} of {len(verdicts)} verdicts decided", file=out)
     errors = [e["error"] for e in entries if "error" in e]
     for message in errors:
         print(f"error: {message}", file=err)
@@ -262,7 +266,9 @@ def _checked(found: dict) -> dict:
     return found
 
 
-def _cell_json(entry: dict) -> str:
+def _cell_json(entry: dict | None) -> str:
+    if entry is None:  # a scheme left out with --schemes
+        return "-"
     strength = f", {entry['strength']}" if entry["strength"] else ""
     return f"{entry['verdict']} ({entry['basis']}{strength})"
 

@@ -28,6 +28,7 @@ def cmd_synthesize(args, out, err) -> int:
         print(f"crasp: no {args.positions.upper()} program found for {task.name} within the budget; "
               f"searched: {result.searched}", file=err)
         return 1
+    assert result.text is not None  # a found program comes with its text
     if args.out:
         Path(args.out).write_text(result.text, encoding="utf-8")
         print(f"program written to {args.out}", file=err)

@@ -273,8 +273,9 @@ class TrainingLength:
         if self.at_most is None:
             return "no bound (" + (self.findings[0].claim if self.findings else "nothing applies") + ")"
         exact = f", exactly {self.exact}" if self.exact is not None else ""
-        strength = next(f.strength.value for f in self.findings if f.kind in ("at_most", "exact"))
-        return f"at most {self.at_most}{exact} for the minimal-DFA learner ({strength})"
+        strength = next(f.strength for f in self.findings if f.kind in ("at_most", "exact"))
+        assert strength is not None  # "at_most" and "exact" findings carry their strength
+        return f"at most {self.at_most}{exact} for the minimal-DFA learner ({strength.value})"
 
 
 def _automaton_findings(evidence: Evidence) -> list[LengthFinding]:

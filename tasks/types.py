@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
 
 from crasp.ast import Program
 
 from .split import Split
+
+if TYPE_CHECKING:
+    from .regular.dfa import Dfa
 
 BOS, SEP, EOS = "<bos>", "<sep>", "<eos>"
 INVALID = -1
@@ -38,6 +41,11 @@ class Format(enum.Enum):
     ALIGNED = "aligned"
     """Outputs predicted in parallel at input positions (encoder-only): ``answer(x)`` maps positions
     of ``<bos> x`` to their target token."""
+
+
+Answer = Any
+"""A reference answer, shaped by the task's format: the output tokens (seq2seq), one set of legal
+symbols per position (next-set), a bool (accept), or (position, token) pairs (aligned)."""
 
 
 @dataclass(frozen=True)
@@ -127,7 +135,7 @@ class Task:
     symbols: tuple[str, ...]
     outputs: tuple[str, ...]
     sample_input: Callable[[int, np.random.Generator], tuple[str, ...]]
-    answer: Callable[[tuple[str, ...]], tuple]
+    answer: Callable[[tuple[str, ...]], Answer]
     valid: Callable[[tuple[str, ...]], bool]
     train_range: tuple[int, int]
     bins: tuple[tuple[int, int], ...]
@@ -151,7 +159,7 @@ class Task:
     batch_answer: Callable[[np.ndarray], np.ndarray] | None = field(default=None, compare=False)
     n_positions: int | None = None
     split: Split | None = None
-    automaton: object | None = field(default=None, compare=False)
+    automaton: Dfa | None = field(default=None, compare=False)
     end: str | None = None
     modulus: int | None = None
     fixed_width: int | None = None

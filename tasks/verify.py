@@ -168,9 +168,10 @@ def exhaustive_inputs(task: Task, max_length: int, symbols: Sequence[str]) -> li
 
 def default_exhaustive(task: Task, budget: int = EXHAUSTIVE_BUDGET) -> tuple[int, tuple[str, ...]]:
     """The longest exhaustive length (and the symbols used: at most 5) within ``budget`` candidates."""
-    if task.enumerate_inputs is not None:  # the inputs grow with the length: search for the longest that fits
+    enumerate_inputs = task.enumerate_inputs
+    if enumerate_inputs is not None:  # the inputs grow with the length: search for the longest that fits
         def fits(length: int) -> bool:
-            return sum(1 for _ in itertools.islice(task.enumerate_inputs(length), budget + 1)) <= budget
+            return sum(1 for _ in itertools.islice(enumerate_inputs(length), budget + 1)) <= budget
         low, high = 0, 1  # gallop: fits(low) holds (or low is 0), then halve the gap to the first that does not
         while high <= 64 and fits(high):
             low, high = high, 2 * high
@@ -191,7 +192,8 @@ def default_exhaustive(task: Task, budget: int = EXHAUSTIVE_BUDGET) -> tuple[int
 def _sampled(task: Task, count: int, max_length: int, rng: np.random.Generator) -> list[Example]:
     """``count`` inputs with lengths spread up to ``max_length``, then a few from each published bin."""
     longest = min(max_length, task.max_input_length())
-    lengths = np.linspace(task.min_length, longest, num=count).round().astype(int) if count else []
+    lengths: np.ndarray | list[int] = (np.linspace(task.min_length, longest, num=count).round().astype(int)
+                                       if count else [])
     out = []
     for length in lengths:
         drawn = task.draw_length(max(task.min_length, int(length) - 6), int(length), rng)
@@ -209,10 +211,12 @@ def predictions(task: Task, result: RunResult, row: int, example: Example) -> li
         chosen = result.next_tokens(row)
         return [chosen[k] for k in example.checked]
     if task.format is Format.NEXT_SET:
+        assert result.next is not None  # the task's program has 'next' outputs (_check_outputs)
         return [frozenset(t for t, values in result.next.items() if values[row, k]) for k in example.checked]
     if task.format is Format.ALIGNED:
         chosen = result.next_tokens(row)
         return [chosen[k] for k in example.checked]
+    assert result.accept is not None  # an accept task's program has 'accept' (_check_outputs)
     return [bool(result.accept[row])]
 
 
@@ -250,6 +254,7 @@ class _Comparison:
         """The index (into ``example.checked``) of the first position where the program's output
         differs from the target, or None."""
         if self.result.next is None:
+            assert self.result.accept is not None  # a program has either 'accept' or 'next' outputs
             return None if bool(self.result.accept[row]) == bool(example.targets[0]) else 0
         have = self.outputs[:, row, list(example.checked)]
         want = self._want(example)
@@ -347,7 +352,9 @@ def verify(
         sampled = _thin(sampled, left // 2)
         from_program = _thin(from_program, left - _positions(sampled))
     examples = exhaustive + sampled + from_program
-    checks, shortest, exercises = 0, None, {}
+    checks = 0
+    shortest: Counterexample | None = None
+    exercises: dict[str, Exercise] = {}
     for offset in offsets:
         traced = offset == 0 and bool(found)
         extra = {p.name: p.difference for p in found} if traced else None
@@ -445,6 +452,7 @@ def _record_probes(found, result: RunResult, examples: list[Example], into: dict
         before = into.get(probe.name)
         if before is not None and before.both_sides:
             continue
+        assert result.values is not None  # run with the probes as ``extra``: their values are recorded
         seen = exercise(probe, result.values[probe.name][every if probe.nested else checked])
         into[probe.name] = seen if before is None else dataclasses.replace(
             before, true=before.true or seen.true, false=before.false or seen.false,

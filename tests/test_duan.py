@@ -214,16 +214,16 @@ def test_calibration_keeps_the_line_the_attention_follows():
     task, encoding, examples, batch = _batch("duan_successor", [1, 2, 3, 4, 5, 6] * 4)
     model = EncoderDecoder(ModelConfig(1, 2, 16), encoding, Variant.parse("abc"))
     where = lines.layout(batch.ids, sep=model.sep, pad=model.pad, operators=model.operators)
-    sums = lines.LineSums.empty(2, len(lines.CROSS), model.half)
+    sums = lines.LineSums.empty(2, len(lines.CROSS), model.half_width)
     aligned = lines.Family("end", True)
     sums.add(_attention_on(aligned, 0, where, 2), lines.CROSS, where, where.target)
     table = lines.calibrated(sums, kappa=2.0)
     assert all("end:moving 0" in head for head in lines.kept(table, lines.CROSS))
     heaviest = sums.mass().nan_to_num(-1.0).flatten(1).argmax(1)
-    assert heaviest.tolist() == [lines.CROSS.index(aligned) * (2 * model.half + 1) + model.half] * 2
+    assert heaviest.tolist() == [lines.CROSS.index(aligned) * (2 * model.half_width + 1) + model.half_width] * 2
     c, on = lines.offsets(aligned, where)
     outputs_on_it = float((on & (c == 0)).any(-1).sum()) / len(examples)  # each gives it weight 1
-    assert table[0, lines.CROSS.index(aligned), model.half] == pytest.approx(outputs_on_it)
+    assert table[0, lines.CROSS.index(aligned), model.half_width] == pytest.approx(outputs_on_it)
     strict = lines.calibrated(sums, kappa=100.0)
     assert lines.kept(strict, lines.CROSS) == [[], []]
 
@@ -249,8 +249,8 @@ def test_calibration_from_every_layer_is_the_union_of_each_layers_own_lines():
     where = lines.layout(batch.ids[keep], sep=model.sep, pad=model.pad, operators=model.operators)
     own_tables, cross_tables = [], []
     for own_weights, cross_weights in recorded:
-        own = lines.LineSums.empty(2, len(lines.SELF), model.half)
-        cross = lines.LineSums.empty(2, len(lines.CROSS), model.half)
+        own = lines.LineSums.empty(2, len(lines.SELF), model.half_width)
+        cross = lines.LineSums.empty(2, len(lines.CROSS), model.half_width)
         own.add(own_weights[keep], lines.SELF, where, (batch.targets != IGNORE)[keep])
         cross.add(cross_weights[keep], lines.CROSS, where, (batch.targets != IGNORE)[keep])
         own_tables.append(lines.calibrated(own, lines.KAPPA_SELF))

@@ -64,6 +64,13 @@ def test_counts_that_could_overflow_are_refused():
         run(nested, ["a"])
 
 
+def test_offsets_past_int64_refuse_inputs_but_not_an_empty_batch():
+    program = parse("P = i mod 3 in {0}\nA = #P >= 1")
+    with pytest.raises(InputError, match="int64"):
+        run(program, ["a"], offset=2**70)
+    assert len(run(program, [], offset=2**70, alphabet=["a"]).accept) == 0
+
+
 def test_check_once_run_many():
     checked = check(parse('A = #"a" > #"b"'))
     assert run(checked, ["a", "b"]).accept.tolist() == [True, False]

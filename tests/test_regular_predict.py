@@ -78,6 +78,9 @@ def test_predict_a_regex_on_the_command_line(tmp_path):
     assert "error:" in err
     status, out, _ = crasp("predict", "--regex-file", str(listing), "--alphabet", "abc", "--quick", "--no-synthesis")
     assert status == 1 and "a*b*" in out and "generalizes" in out
+    status, out, _ = crasp("predict", "--regex-file", str(listing), "--alphabet", "abc", "--quick", "--no-synthesis",
+                           "--schemes", "nope")  # the APE column left out: shown as "-", 2 verdicts counted
+    assert status == 1 and "2 of 2 verdicts decided" in out and " - " in out
     status, _, err = crasp("predict", "--regex", "a*", "--quick")
     assert status == 1 and "--alphabet" in err
     status, _, err = crasp("predict", "--regex", "a*d", "--alphabet", "ab")

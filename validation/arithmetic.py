@@ -171,6 +171,7 @@ def cascades(result: Validation, store: Store, *, count: int, device: str = "cpu
     if not models:
         return None
     digits = task.bins[task.training_bin + 1]
+    assert task.max_length is not None  # Sabbaghi et al.'s operands have a fixed width
     rng = np.random.default_rng([0, 13])
     lengths = tuple(range(digits[1] + 1))
     accuracy = []

@@ -39,7 +39,9 @@ def _agrees(row: Row | None, claimed: str, table: Sequence[Row] = (), found: Seq
         reason = _uncomparable(row, table, row.task, variant, variant)
         if reason:
             return reason
-        return _above(row, _row(table, row.task, variant))
+        other = _row(table, row.task, variant)
+        assert other is not None  # else _uncomparable gives a reason
+        return _above(row, other)
     if claimed == DOWNWARD:
         return _downward_only(row)
     accepted = CLAIMED[claimed]
@@ -101,9 +103,10 @@ def _uncomparable(row: Row, table: Sequence[Row], task: str, variant: str, named
 
 def _cascades_above(row: Row, other_task: str, found: Sequence[Cascades], table: Sequence[Row] = ()) -> str:
     """``CASCADES_ABOVE + other_task``: mean accuracy over the cascades longer than in training."""
-    probes = [next((c for c in found if c.task == task and c.variant == row.variant), None)
+    probed = [next((c for c in found if c.task == task and c.variant == row.variant), None)
               for task in (row.task, other_task)]
-    if None in probes:
+    probes = [c for c in probed if c is not None]
+    if len(probes) < len(probed):
         return "inconclusive: no carry-cascade probe"
     longer = [[a for n, a in zip(c.lengths, c.accuracy) if n > c.trained] for c in probes]
     if not all(longer):

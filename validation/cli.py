@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 DEFAULT_STORE = "validation-runs"
 
@@ -12,7 +16,8 @@ class _Bar:
     :data:`validation.train.PROGRESS_EVERY` seconds, with the loss) and after every evaluation."""
 
     def __init__(self, label: str, err) -> None:
-        self.label, self.err, self.bar = label, err, None
+        self.label, self.err = label, err
+        self.bar: tqdm | None = None
 
     def __call__(self, step: int, total: int, text: str) -> None:
         from tqdm import tqdm

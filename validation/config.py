@@ -25,7 +25,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence, cast
 
 from crasp.errors import CraspError
 from tasks import registry
@@ -76,7 +76,8 @@ class ModelConfig:
         if not match:
             raise ValidationError(f"model {text!r}: expected LAYERSlHEADShWIDTHd, e.g. 2l4h256d (an encoder: "
                                   f"2l4h256d-enc; with dropout: 2l4h256d-drop0.1)")
-        return cls(*map(int, match.groups()[:3]), encoder=bool(match.group(4)), dropout=float(match.group(5) or 0))
+        return cls(int(match.group(1)), int(match.group(2)), int(match.group(3)), encoder=bool(match.group(4)),
+                   dropout=float(match.group(5) or 0))
 
 
 RELATIVE_CLIP = 64
@@ -136,9 +137,9 @@ class Variant:
     @classmethod
     def parse(cls, text: str) -> "Variant":
         if text in ("ape", "nope"):
-            return cls(text, text)
+            return cls(text, SCHEMES[text])
         if text in SEQ2SEQ:
-            return cls(text, SEQ2SEQ[text], kappa=DUAN_KAPPA if text == "abc" else 0.0)
+            return cls(text, SCHEMES[SEQ2SEQ[text]], kappa=DUAN_KAPPA if text == "abc" else 0.0)
         match = re.fullmatch(r"abc([0-9.]*)(-layers)?", text)
         if match:
             try:
@@ -146,7 +147,7 @@ class Variant:
             except ValueError:
                 kappa = -1.0
             if kappa >= 0:
-                return cls(text, "abc", kappa=kappa, every_layer=bool(match.group(2)))
+                return cls(text, SCHEMES["abc"], kappa=kappa, every_layer=bool(match.group(2)))
         match = re.fullmatch(r"ape_reg([0-9.e-]+)?", text)
         if match:
             try:
@@ -154,11 +155,12 @@ class Variant:
             except ValueError:
                 coef = -1.0
             if coef > 0:
-                return cls(text if match.group(1) else "ape_reg1e-4", "ape", coef)
+                return cls(text if match.group(1) else "ape_reg1e-4", SCHEMES["ape"], coef)
         match = re.fullmatch(r"(rpe|upe)(\d+)?", text)
         if match and (match.group(2) is None or int(match.group(2)) > 0):
             clip = int(match.group(2)) if match.group(2) else RELATIVE_CLIP
-            return cls(f"{match.group(1)}{clip}" if match.group(2) else match.group(1), match.group(1), clip=clip)
+            return cls(f"{match.group(1)}{clip}" if match.group(2) else match.group(1), SCHEMES[match.group(1)],
+                       clip=clip)
         raise ValidationError(f"variant {text!r}: expected ape, nope, ape_reg<coef> (e.g. ape_reg1e-3), rpe<k> or "
                               f"upe<k> (relative positions clipped at k, e.g. rpe16), or for Duan et al.'s "
                               f"encoder-decoder sinusoidal, abs, abc or abc<kappa> (e.g. abc2), either with -layers to "
@@ -285,7 +287,7 @@ class Overrides:
             if not equals or not key:
                 raise ValidationError(f"--set {setting}: expected KEY=VALUE (keys: {', '.join(OVERRIDABLE)})")
             values[key] = _checked(key, _typed(key, text.strip()), f"--set {setting}")
-        model = values.pop("model", None)
+        model = cast(ModelConfig | None, values.pop("model", None))  # _checked parses a model label
         return cls(tuple(values.items()), model)
 
     def text(self) -> str:
@@ -304,7 +306,7 @@ class Overrides:
             kind = "an encoder (a label ending -enc)" if model.encoder else "a decoder (no -enc)"
             raise ValidationError(f"model={self.model.label}: this task trains {kind}, as {model.label}")
         try:
-            changed = dataclasses.replace(train, **dict(self.train))
+            changed = dataclasses.replace(train, **cast(dict[str, Any], dict(self.train)))
         except ValidationError as error:
             raise ValidationError(f"{self.text()}: {error}") from None
         return self.model or model, changed
@@ -414,7 +416,7 @@ class RunSpec:
     train: TrainConfig
     seed: int
     preset: str = ""
-    train_range: tuple[int, int] = ()
+    train_range: tuple[int, int] | tuple[()] = ()
     bins: tuple[tuple[int, int], ...] = ()
     """The lengths trained and tested (a preset may rescale the task's published ones)."""
 
@@ -443,5 +445,7 @@ class RunSpec:
     def training_bin(self) -> int:
         """The index of the bin the run must learn (:func:`tasks.registry.training_bin`); a spec
         without its lengths reads the task's."""
-        task = None if self.train_range and self.bins else registry.get(self.task)
+        if self.train_range and self.bins:
+            return registry.training_bin(self.train_range, self.bins)
+        task = registry.get(self.task)
         return registry.training_bin(self.train_range or task.train_range, self.bins or task.bins)

@@ -81,7 +81,7 @@ class Encoding:
 
     @classmethod
     def of(cls, task: Task, n_positions: int | None = None) -> "Encoding":
-        flags = ()
+        flags: tuple[str, ...] = ()
         if task.format is Format.NEXT_SET:
             flags = (*task.symbols, EOS)
         elif task.format is Format.ACCEPT:
@@ -168,7 +168,7 @@ class Encoding:
         place = column - len(prefix)
         within = (place >= 0) & (place < lengths[..., None])
         ids = np.where(within, symbol_ids[_gathered(inputs, place)], ids)
-        if separated:
+        if task.separator:
             ids = np.where(column == head[..., None] - 1, self.id(task.separator), ids)
         place = column - head[..., None]
         within = (place >= 0) & (place < answer_lengths[..., None])
@@ -319,7 +319,7 @@ class TrainingStream:
     def next(self, count: int) -> list[Example]:
         if self.fixed is None:
             return [self.task.sample_train(self.rng) for _ in range(count)]
-        chosen = []
+        chosen: list[Example] = []
         while len(chosen) < count:
             if not self.order:
                 self.order = list(self.rng.permutation(len(self.fixed)))

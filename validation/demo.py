@@ -22,7 +22,7 @@ from crasp.trace import trace, write_traces
 if TYPE_CHECKING:
     from tasks.predict import Prediction
 
-    from crasp.ast import Program
+    from crasp.checker import CheckedProgram
     from tasks.synthesis import SynthesisResult
 
 _SAMPLES = {
@@ -128,7 +128,7 @@ class NewTasks:
 
     divisible: Prediction  # of "#a divisible by 3"
     language: Prediction  # of (ab|ba)* over {a, b}
-    built: Program  # the checked program of (ab|ba)*, from its certificate
+    built: CheckedProgram  # the checked program of (ab|ba)*, from its certificate
     compiled_agrees: bool
     hard: Prediction  # of (ab|bba)* over {a, b}
     found: SynthesisResult  # tomita_1's program, searched from its reference alone
@@ -185,6 +185,7 @@ def _depth_and_length(say) -> None:
         return
     for name in ("L5", "re:ab:a+b+a+b+", "re:ab:a*b*"):
         prediction = predict(tasks.get(name), schemes=["nope"], quick=True)
+        assert prediction.layers is not None and prediction.training_length is not None  # given unless decide_only
         nope, length = prediction.layers.schemes["nope"], prediction.training_length
         least = nope.at_least if nope.at_least is not None else "unknown"
         say(f"{name}: NoPE needs at most {nope.at_most} attention layers (count depth; its compiled Limit "
@@ -234,6 +235,7 @@ def demo(out_dir: Path, out: TextIO) -> None:
         say(f"{name:12s} {info.model_class:32s} depth {info.depth}  period {info.period}  "
             f"offsets {sorted(info.offsets) or '-'}")
         result = run(checked, samples)
+        assert result.accept is not None  # the sample programs are recognizers
         for sample, verdict in zip(samples, result.accept.tolist()):
             say(f"    {'accept' if verdict else 'reject'}  {sample}")
 
@@ -282,8 +284,10 @@ def demo(out_dir: Path, out: TextIO) -> None:
     say("\n== 9. Speed: Dyck-1 on one input of 10^6 tokens ==")
     big = list(rng.choice(["(", ")"], size=1_000_000))
     start = time.perf_counter()
-    verdict = run(dyck, [big]).accept[0]
+    accepted = run(dyck, [big]).accept
     elapsed = time.perf_counter() - start
+    assert accepted is not None  # Dyck-1's program is a recognizer
+    verdict = accepted[0]
     say(f"{'accept' if verdict else 'reject'} in {elapsed:.3f} s "
         f"({1e6 * len(dyck.definitions) / elapsed / 1e6:.0f} M position-definitions/s)")
 

@@ -261,9 +261,9 @@ def plot_length(rows: Sequence[LengthRow], bounds: dict[str, TrainingLength]):
     for axes, task in zip(panels[0], tasks):
         chosen = [r for r in rows if r.task == task and r.observed.seeds]
         xs = [r.longest for r in chosen]
-        axes.errorbar(xs, [r.observed.longest for r in chosen],
-                      yerr=[[r.observed.longest - r.observed.low[-1] for r in chosen],
-                            [r.observed.high[-1] - r.observed.longest for r in chosen]],
+        ys = [r.observed.mean[-1] for r in chosen]  # their Observed.longest: a row with seeds has a mean per bin
+        axes.errorbar(xs, ys, yerr=[[y - r.observed.low[-1] for y, r in zip(ys, chosen)],
+                                    [r.observed.high[-1] - y for y, r in zip(ys, chosen)]],
                       marker="o", capsize=3, label=f"accuracy on {_bin(chosen[0].bins[-1])}" if chosen else None)
         found = bounds[task]
         moore = next((f.length for f in found.findings if f.kind == "at_most"), None)

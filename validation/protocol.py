@@ -267,6 +267,7 @@ def trained_on(task: Task, digits: int) -> Task:
     """
     if not 1 <= digits < 9:
         raise ValidationError(f"task {task.name!r}: train on 1 to 8 digits, not {digits}")
+    assert task.max_length is not None  # every task of Xu et al. has a longest length
     return dataclasses.replace(task, train_range=(digits, digits), bins=xu_bins(digits, task.max_length))
 
 
@@ -327,6 +328,8 @@ ended at 0.99 on 1-6 digits and 0.63 on 21-60, still rising at every evaluation.
 
 def _arithmetic_plan(task: Task, variant: Variant, *, cpu: bool) -> Plan | None:
     """The plan of an arithmetic paper's own protocol (None for other tasks)."""
+    if task.protocol is None:
+        return None
     plan = {"xu": _xu_plan, "duan": _duan_plan, "sabbaghi": _sabbaghi_plan}.get(task.protocol)
     return plan(task, variant, cpu=cpu) if plan is not None else None
 

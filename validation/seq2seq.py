@@ -98,7 +98,7 @@ class EncoderDecoder(nn.Module):
         self.config, self.scheme, self.period = config, variant.scheme, period
         self.sep, self.pad = encoding.id(SEP), encoding.id(PAD)
         self.operators = tuple(encoding.id(t) for t in OPERATORS if t in encoding.vocabulary)
-        self.half = encoding.n_positions
+        self.half_width = encoding.n_positions
         self.aligned = lines.alignment(encoding.task) if self.scheme.scaffolded else ()
         self.wte = nn.Embedding(len(encoding.vocabulary), config.d_model)
         self.blocks = nn.ModuleList(DecoderBlock(config) for _ in range(config.n_layer))
@@ -109,11 +109,11 @@ class EncoderDecoder(nn.Module):
         if self.scheme.bias_tables:
             heads = config.n_head
             if self.scheme.scaffolded:
-                own = lines.scaffold(lines.SELF, lines.SELF[:1], heads=heads, half=self.half, window=window)
-                source = lines.scaffold(lines.CROSS, self.aligned, heads=heads, half=self.half, window=window)
+                own = lines.scaffold(lines.SELF, lines.SELF[:1], heads=heads, half=self.half_width, window=window)
+                source = lines.scaffold(lines.CROSS, self.aligned, heads=heads, half=self.half_width, window=window)
             else:
-                own = torch.full((heads, len(lines.SELF), 2 * self.half + 1), lines.MASKED)
-                source = torch.full((heads, len(lines.CROSS), 2 * self.half + 1), lines.MASKED)
+                own = torch.full((heads, len(lines.SELF), 2 * self.half_width + 1), lines.MASKED)
+                source = torch.full((heads, len(lines.CROSS), 2 * self.half_width + 1), lines.MASKED)
             self.self_bias = nn.Parameter(own, requires_grad=False)
             self.cross_bias = nn.Parameter(source, requires_grad=False)
         for module in self.modules():
@@ -181,8 +181,8 @@ def calibrate(model: EncoderDecoder, encoding: Encoding, examples: Sequence[Exam
     """
     heads = model.config.n_head
     read = range(len(model.blocks)) if every_layer else (len(model.blocks) - 1,)
-    own = {b: lines.LineSums.empty(heads, len(lines.SELF), model.half) for b in read}
-    source = {b: lines.LineSums.empty(heads, len(lines.CROSS), model.half) for b in read}
+    own = {b: lines.LineSums.empty(heads, len(lines.SELF), model.half_width) for b in read}
+    source = {b: lines.LineSums.empty(heads, len(lines.CROSS), model.half_width) for b in read}
     used = 0
     device = next(model.parameters()).device
     model.eval()

@@ -49,12 +49,15 @@ import time
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from types import ModuleType
+from typing import Iterator, Literal
 
 import torch
 
 from .config import ModelConfig, RunSpec, TrainConfig, ValidationError
 
+fcntl: ModuleType | None
+msvcrt: ModuleType | None
 try:
     import fcntl
 except ImportError:  # Windows
@@ -325,7 +328,7 @@ class Store:
         (self.root / "partial").mkdir(exist_ok=True)
         self.path = self.root / "runs.sqlite"
         self.problems: list[Problem] = []
-        self._held = None  # "shared" or "exclusive" while this object holds the lock file
+        self._held: Literal["shared", "exclusive"] | None = None  # while this object holds the lock file
         with self._locked(exclusive=False):
             self.db = self._open()
 
@@ -432,7 +435,8 @@ class Store:
 
     def runs(self, task: str | None = None, preset: str | None = None) -> list[StoredRun]:
         """Every intact finished run (damaged ones go to :attr:`problems`)."""
-        query, args = "SELECT * FROM runs WHERE 1=1", []
+        query = "SELECT * FROM runs WHERE 1=1"
+        args: list[str] = []
         if task is not None:
             query, args = query + " AND task = ?", [*args, task]
         if preset is not None:
@@ -457,22 +461,25 @@ class Store:
         key = str(fields.get("key"))
         stored_digest = fields.pop("digest", None)
         if _row_digest(fields) != stored_digest:
-            return self._problem(key, "row content does not match its digest (edited or damaged)")
+            self._problem(key, "row content does not match its digest (edited or damaged)")
+            return None
         path = self.root / fields["checkpoint"]
         if not path.is_file():
-            return self._problem(key, f"checkpoint {fields['checkpoint']} is missing")
+            self._problem(key, f"checkpoint {fields['checkpoint']} is missing")
+            return None
         if _sha256_file(path) != fields["checkpoint_sha256"]:
-            return self._problem(key, f"checkpoint {fields['checkpoint']} does not match its digest (damaged)")
+            self._problem(key, f"checkpoint {fields['checkpoint']} does not match its digest (damaged)")
+            return None
         try:
             return self._parse(fields)
         except (ValueError, KeyError, TypeError) as error:
-            return self._problem(key, f"row cannot be read: {error}")
+            self._problem(key, f"row cannot be read: {error}")
+            return None
 
     def _problem(self, key: str, what: str) -> None:
         problem = Problem(key, what)
         if problem not in self.problems:
             self.problems.append(problem)
-        return None
 
     @staticmethod
     def _parse(fields: dict) -> StoredRun:

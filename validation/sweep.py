@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, cast
 
 import torch
 
@@ -28,7 +28,7 @@ from .config import RunSpec, ValidationError, Variant
 from .data import Encoding
 from .protocol import PAPER_GRID, Plan, Preset
 from .probe import Trained
-from .seq2seq import CALIBRATION_EXAMPLES, calibrate, calibration_examples
+from .seq2seq import CALIBRATION_EXAMPLES, EncoderDecoder, calibrate, calibration_examples
 from .store import StoredRun, Store
 from .train import SeedGroup, SeedResult
 
@@ -86,8 +86,9 @@ def _first_stages(task: Task, preset: Preset, variant: Variant, plan: Plan, *, s
     if variant.scheme.calibrated:
         stages.append(lambda seeds: calibrations(task, preset, variant, seeds, store=store, device=device,
                                                  progress=progress))
-    if plan.train.start_from:
-        stages.append(lambda seeds: starting_weights(task, preset, variant, plan.train.start_from, seeds,
+    source = plan.train.start_from
+    if source:
+        stages.append(lambda seeds: starting_weights(task, preset, variant, source, seeds,
                                                      store=store, device=device, progress=progress))
     if not stages:
         return None
@@ -129,6 +130,7 @@ def calibrations(task: Task, preset: Preset, variant: Variant, seeds: list[int],
     tables = {}
     for run in runs:
         trained = Trained.from_weights(plan.task, stage, plan.model, store.weights(run), device)
+        assert isinstance(trained.model, EncoderDecoder)  # the sinusoidal variant is Duan et al.'s encoder-decoder
         examples = calibration_examples(plan.task, CALIBRATION_EXAMPLES, run.spec.seed)
         own, cross, _ = calibrate(trained.model, trained.encoding, examples, kappa_cross=variant.kappa,
                                   every_layer=variant.every_layer)
@@ -163,6 +165,7 @@ def train_specs(plan: Plan, variant: Variant, specs: list[RunSpec], *, store: St
         batches = [resumable, [s for s in by_seed if s not in resumable]] if resumable else [list(by_seed)]
         for seeds in (b for b in batches if b):
             if seeds is resumable:
+                assert saved is not None  # the resumable seeds are those it names
                 group = _resumed(plan, variant, saved, set(resumable), device, progress)
                 if progress:
                     progress(group.step, group.total_steps, f"resumed seeds {resumable} at step {group.step}")
@@ -183,7 +186,7 @@ def train_specs(plan: Plan, variant: Variant, specs: list[RunSpec], *, store: St
 
             group.run(on_evaluation=keep)
             store.drop_partial(group_key)
-    return [done[spec.seed] for spec in specs]
+    return cast(list[StoredRun], [done[spec.seed] for spec in specs])  # a group trains every seed to its end
 
 
 def _resumed(plan: Plan, variant: Variant, saved: dict, pending: set[int], device: str,
@@ -197,7 +200,7 @@ def _resumed(plan: Plan, variant: Variant, saved: dict, pending: set[int], devic
     return group
 
 
-def search(task_name: str, variant: str, *, store: Store, plan_of: Callable[[object, object], Plan],
+def search(task_name: str, variant: str, *, store: Store, plan_of: Callable[[Task, Variant], Plan],
            grid=PAPER_GRID, device: str = "cpu", progress: Progress | None = None) -> Plan:
     """The paper's configuration search: seed 0 of each grid configuration in order, keeping the
     first that is exact on the training bin and the next (the last one tried if none is)."""

@@ -23,7 +23,7 @@ import os
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence, cast
 
 import torch
 import torch.nn.functional as F
@@ -277,7 +277,7 @@ class SeedGroup:
 
     # ------------------------------------------------------------ set-up
 
-    def _streams(self, task: Task, config: TrainConfig) -> list[TrainingStream] | list[VectorisedStream]:
+    def _streams(self, task: Task, config: TrainConfig) -> list[TrainingStream | VectorisedStream]:
         if config.sampler == "vectorised":
             if config.epochs:
                 raise ValidationError("a fixed training set (epochs) is drawn by the Python samplers: "
@@ -363,17 +363,18 @@ class SeedGroup:
 
     def _train_batch(self) -> Batch:
         """Every seed's examples of one step, padded to one width (shape: seeds x examples x width)."""
-        if self.config.sampler == "vectorised":
-            return self.encoding.batch_of([stream.next(self.config.batch_size) for stream in self.streams]
+        if self.config.sampler == "vectorised":  # then every stream is a VectorisedStream (_streams)
+            vectorised = cast(list[VectorisedStream], self.streams)
+            return self.encoding.batch_of([stream.next(self.config.batch_size) for stream in vectorised]
                                           ).to(self.device)
-        examples = [e for stream in self.streams for e in stream.next(self.config.batch_size)]
+        examples = [e for stream in cast(list[TrainingStream], self.streams) for e in stream.next(self.config.batch_size)]
         batch = self.encoding.collate(examples).to(self.device)
         shape = (len(self.streams), self.config.batch_size)
         return Batch(*(t.reshape(*shape, *t.shape[1:]) for t in (batch.ids, batch.positions, batch.targets, batch.mask)))
 
     def _seed_batch(self, stream: TrainingStream | VectorisedStream) -> Batch:
         """One seed's examples of one step, padded to their own width."""
-        if self.config.sampler == "vectorised":
+        if isinstance(stream, VectorisedStream):  # the streams of the vectorised sampler
             batch = self.encoding.batch_of([stream.next(self.config.batch_size)])
             return Batch(*(t[0] for t in (batch.ids, batch.positions, batch.targets, batch.mask))).to(self.device)
         return self.encoding.collate(stream.next(self.config.batch_size)).to(self.device)
@@ -390,11 +391,11 @@ class SeedGroup:
             batch = self._train_batch()
             whole = self._whole_step
             if whole is not None and not whole.failed and whole.ready():
-                losses = whole(batch, lr)
-                if losses is not None:
+                stepped = whole(batch, lr)
+                if stepped is not None:
                     self._set_learning_rate(lr)  # what a checkpoint of the optimizer keeps
                     self.step += 1
-                    return losses
+                    return stepped
             losses = self._vmapped_losses(self.params, batch.ids, batch.positions, batch.targets, batch.mask)
         self.optimizer.zero_grad(set_to_none=True)
         losses.sum().backward()

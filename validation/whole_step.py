@@ -50,7 +50,7 @@ class WholeStep:
         group_of = {id(p): g for g in optimizer.param_groups for p in g["params"]}
         self.decay = [group_of[id(group.params[n])]["weight_decay"] for n in self.trained]
         self.betas, self.eps = defaults["betas"], defaults["eps"]
-        self._ready_with = None  # the optimizer last found ready (checking reads a device tensor)
+        self._ready_with: torch.optim.Optimizer | None = None  # the optimizer last found ready (checking reads a device tensor)
         self._compiled = torch.compile(self._step, mode=mode, dynamic=False)
 
     def ready(self) -> bool:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from crasp import ast
 from crasp.checker import CheckedProgram
+from crasp.intsets import IntSet
 from crasp.printer import format_expr
 
 from ..config import CompileConfig
@@ -72,7 +73,7 @@ class _Lowering:
             raise CompileError(f"the tokens {BOS_TOKEN} and {OTHER_TOKEN} are reserved by the compiler",
                                source=checked.program.source)
         self.token_rails: dict[str, Bool] = {}
-        self.periodic_rails: dict[tuple[int, frozenset[int]], Bool] = {}
+        self.periodic_rails: dict[tuple[int, IntSet], Bool] = {}
         self.one = self.uniform(self.bos, "1/(n+1)", bound=1.0, error=1.0)
 
     # ------------------------------------------------------------ slots and operations
@@ -122,7 +123,7 @@ class _Lowering:
             self.token_rails[symbol] = Bool(pos, neg)
         return self.token_rails[symbol]
 
-    def periodic(self, modulus: int, residues: frozenset[int], label: str) -> Bool:
+    def periodic(self, modulus: int, residues: IntSet, label: str) -> Bool:
         key = (modulus, residues)
         if key not in self.periodic_rails:
             self.periodic_rails[key] = Bool(self.slot(label), self.slot(f"!({label})"), zero_at_bos=False)
@@ -155,7 +156,7 @@ class _Lowering:
         neg = self.gate(f"!({label})", [(b.neg, 1.0) for b in kept], -0.5)
         return Bool(pos, neg)
 
-    def flatten(self, node: ast.Expr, kind: type) -> list[ast.Expr]:
+    def flatten(self, node: ast.Expr, kind: type[ast.And] | type[ast.Or]) -> list[ast.Expr]:
         if isinstance(node, kind):
             return self.flatten(node.left, kind) + self.flatten(node.right, kind)
         return [node]
@@ -166,6 +167,7 @@ class _Lowering:
             return value
         key = ("masked", value)
         if key not in self.memo:
+            assert value.pos is not None and value.neg is not None  # nonzero at BOS: a periodic rail, with both slots
             pos = self.gate(f"{self.labels[value.pos]}", [(value.pos, 1.0)], -0.5)
             neg = self.gate(f"{self.labels[value.neg]}", [(value.neg, 1.0)], -0.5)
             self.memo[key] = Bool(pos, neg)
@@ -229,6 +231,7 @@ class _Lowering:
         """P(i - offset) as a Boolean: the head biased at the offset against the uniform head."""
         key = ("local", value.pos, offset)
         if key not in self.memo:
+            assert value.pos is not None  # counted() drops a constant-false operand
             name = self.labels[value.pos]
             probe = self.slot(f"avg@{offset}[{name}]", error=2.0)
             self.operations.append(Read(value.pos, probe, offset))
@@ -246,6 +249,7 @@ class _Lowering:
         if value.pos is None:
             return Linear()
         value = self.masked(value)
+        assert value.pos is not None  # masked() keeps the slot checked above, or makes new ones
         if node.guard is None:
             return Linear(((self.uniform(value.pos, f"{label}/(n+1)"), 1),))
         offsets = sorted(self.checked.guard_offsets(node.guard))
@@ -278,6 +282,7 @@ class _Lowering:
 
     def select(self, condition: Bool, then: Linear, otherwise: Linear, label: str) -> Linear:
         """``then if condition else otherwise`` on counts: each branch gated by its rail."""
+        assert condition.pos is not None and condition.neg is not None  # compute() handles a constant condition
         big = max(self.linear_bound(then), self.linear_bound(otherwise)) + 2.0
         target = self.slot(label, bound=big - 2.0,
                            error=max(self.linear_error(then), self.linear_error(otherwise)))
@@ -371,6 +376,13 @@ def _label(node: ast.Expr, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _rail(value: Bool, truth: bool) -> int:
+    """The slot that is 1 where ``value`` is ``truth``: a token's and a residue set's Booleans have both."""
+    slot = value.pos if truth else value.neg
+    assert slot is not None
+    return slot
+
+
 def _merge(terms: list[tuple[int, float]]) -> list[tuple[int, float]]:
     merged: dict[int, float] = {}
     for slot, coefficient in terms:
@@ -385,7 +397,7 @@ def lower(checked: CheckedProgram, config: CompileConfig) -> Lowered:
         lowering.define(definition)
     if checked.accept is not None:
         lowering.definition = None
-        outputs = (("accept", lowering.boolean(checked.accept).pos),)
+        outputs: tuple[tuple[str, int | None], ...] = (("accept", lowering.boolean(checked.accept).pos),)
         kind = "accept"
     else:
         outputs = tuple((token, lowering.boolean(expr).pos) for token, expr in checked.next_tokens)
@@ -398,11 +410,11 @@ def lower(checked: CheckedProgram, config: CompileConfig) -> Lowered:
             continue
         ones = [lowering.tok]
         for name, rails in lowering.token_rails.items():
-            ones.append(rails.pos if name == symbol else rails.neg)
+            ones.append(_rail(rails, name == symbol))
         token_slots[symbol] = tuple(ones)
     period = checked.info.period
     position_slots = tuple(
-        tuple(rails.pos if residue % modulus in residues else rails.neg
+        tuple(_rail(rails, residue % modulus in residues)
               for (modulus, residues), rails in lowering.periodic_rails.items())
         for residue in range(period)
     )

@@ -22,7 +22,7 @@ def dependency_graph(lowered: Lowered) -> nx.DiGraph:
     """Pass 2: a DAG with an edge from the operation writing a slot to every one reading it."""
     graph = nx.DiGraph()
     graph.add_node(EMBEDDING)
-    writer: dict[int, object] = {}
+    writer: dict[int, int] = {}
     for index, operation in enumerate(lowered.operations):
         graph.add_edge(EMBEDDING, index)
         reads = (operation.source,) if isinstance(operation, Read) else tuple(
@@ -49,7 +49,7 @@ def allocate_layers(lowered: Lowered, graph: nx.DiGraph) -> Schedule:
 
     Sublayer times: the embedding is 0, layer l's attention is 2l + 1 and its MLP 2l + 2.
     """
-    time: dict[object, int] = {EMBEDDING: 0}
+    time: dict[int | str, int] = {EMBEDDING: 0}  # operations by index, and the embedding
     for node in nx.topological_sort(graph):
         if node == EMBEDDING:
             continue
@@ -58,5 +58,5 @@ def allocate_layers(lowered: Lowered, graph: nx.DiGraph) -> Schedule:
         if (earliest % 2 == 1) != wants_odd:
             earliest += 1
         time[node] = earliest
-    layer = {node: (t - 1) // 2 for node, t in time.items() if node != EMBEDDING}
+    layer = {node: (t - 1) // 2 for node, t in time.items() if isinstance(node, int)}
     return Schedule(layer, max(layer.values(), default=-1) + 1)

@@ -72,7 +72,7 @@ def emit_weights(lowered: Lowered, schedule: Schedule, config: CompileConfig) ->
     """Pass 4: embeddings, heads (one uniform head and one head per offset in each layer), MLPs."""
     d = len(lowered.labels)
     vocabulary = tuple(lowered.token_slots)
-    arrays: dict[str, np.ndarray] = {}
+    arrays: dict[str, np.ndarray | SparseArray] = {}
     W_E = _Entries(len(vocabulary), d)
     for row, symbol in enumerate(vocabulary):
         for slot in lowered.token_slots[symbol]:
@@ -140,9 +140,9 @@ def emit_weights(lowered: Lowered, schedule: Schedule, config: CompileConfig) ->
         heaviside.append(np.array([u.activation == HEAVISIDE for u in units[layer]], dtype=bool))
 
     W_U = _Entries(d, len(lowered.outputs))
-    for column, (_, slot) in enumerate(lowered.outputs):
-        if slot is not None:
-            W_U[slot, column] = 1.0
+    for column, (_, output) in enumerate(lowered.outputs):
+        if output is not None:
+            W_U[output, column] = 1.0
     arrays["unembed.W_U"] = W_U.array()
     spec = ModelSpec(
         vocabulary=vocabulary, labels=lowered.labels, period=lowered.period, heads=tuple(infos),

@@ -4,6 +4,8 @@ positions (format ALIGNED). Also the carry cascades by which the paper measures 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import anchors
@@ -177,13 +179,14 @@ def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int
     def digits_of(tokens) -> int:
         return max(1, sum(1 for t in tokens if t != PAD))
 
-    common = dict(family="arithmetic", protocol="sabbaghi", format=Format.ALIGNED, labels=Labels(None, None), separator=None,
-                  min_length=1, reference=SABBAGHI, no_program={"ape": _ENCODER, "nope": _ENCODER})
-    addition = Task(
+    aligned_task = functools.partial(Task, family="arithmetic", protocol="sabbaghi", format=Format.ALIGNED,
+                                     labels=Labels(None, None), separator=None, min_length=1, reference=SABBAGHI,
+                                     no_program={"ape": _ENCODER, "nope": _ENCODER})
+    addition = aligned_task(
         name="sabbaghi_addition" + ("" if distribution == "uniform" else f"_{distribution}"), operation="addition",
         distribution=distribution,
         symbols=(*DIGITS, "+", PAD),
-        outputs=(*DIGITS, PAD), **common, sample_input=add_sample, answer=add_answer, valid=add_valid,
+        outputs=(*DIGITS, PAD), sample_input=add_sample, answer=add_answer, valid=add_valid,
         train_range=(1, train_digits), bins=_bins_up_to(width, (5, 10, 20, 50)), max_length=width,
         anchors=() if share else _sabbaghi_anchors("addition"),
         description=f"a + b, each left-padded with {PAD} to {width}, least significant digits aligned; the sum "
@@ -193,10 +196,10 @@ def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int
                                 "cascade uniform in [0, n]"}.get(distribution, ""),
         measure=lambda x: max(digits_of(x[:width]), digits_of(x[width + 1:])),
     )
-    multiplication = Task(
+    multiplication = aligned_task(
         name="sabbaghi_multiplication" + ("" if multiplier == 3 else f"_{multiplier}"), operation="multiplication",
         symbols=(*DIGITS, "*", PAD), outputs=(*DIGITS, PAD),
-        **common, sample_input=mul_sample, answer=mul_answer, valid=mul_valid,
+        sample_input=mul_sample, answer=mul_answer, valid=mul_valid,
         train_range=(1, min(5, multiplicand_width)), bins=_bins_up_to(multiplicand_width, (5, 10, 15, 20)),
         max_length=multiplicand_width,
         anchors=_sabbaghi_anchors("multiplication_3xN") if multiplier == 3 else (),

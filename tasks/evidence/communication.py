@@ -77,12 +77,15 @@ def relevance(evidence: Evidence) -> tuple[float | None, float | None]:
     """The share of Alice's positions that Bob's outputs depend on, at the two sizes of
     :data:`RELEVANCE`."""
     found = evidence.get(analysis)
+    assert isinstance(found, Analysis)  # asked for by assess only once the matrix is there
     evidence.say("measuring which of Alice's positions matter at large N")
     rng = np.random.default_rng(evidence.seed)
     samples = 12 if evidence.budget.comm_samples >= 1024 else 6
     started = time.perf_counter()
     try:
-        return tuple(relevant_share(evidence.task, n, rng=rng, samples=samples, split=found.split) for n in RELEVANCE)
+        small, large = (relevant_share(evidence.task, n, rng=rng, samples=samples, split=found.split)
+                        for n in RELEVANCE)
+        return small, large
     finally:
         evidence.clock.charge(started)
 
@@ -100,11 +103,13 @@ def _continues(found: Analysis) -> tuple[bool, str]:
     those)."""
     last = found.exact[-1]
     share = last.rows / last.alice
+    base = found.growth.base
+    assert base is not None  # an exponential growth (the caller checked) has its base
     seen = []
     for size in found.table:
         if size.exact or size.n <= last.n:
             continue
-        expected = min(size.alice * share, found.growth.base ** size.n)
+        expected = min(size.alice * share, base ** size.n)
         if size.rows < KEPT * expected:
             return False, (f"at N = {size.n} only {size.rows} of {size.alice} sampled Alice strings have rows of "
                            f"their own where the trend predicts {round(expected)}: the growth stops")

@@ -33,12 +33,14 @@ import functools
 import signal
 import threading
 import time
-from typing import Callable
+from typing import Any, Callable, TypeVar, cast
 
 from crasp.errors import ReferenceFailure
 
 from ..findings import TaskError
 from ..types import Task
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 TICK = 0.1
 """How often (seconds) the watchdog looks at the call under way."""
@@ -85,7 +87,7 @@ def watchdog():
         signal.signal(signal.SIGALRM, previous)
 
 
-def _guard(function: Callable, what: str, task: str, seconds: float, passes: tuple[type, ...] = ()) -> Callable:
+def _guard(function: F, what: str, task: str, seconds: float, passes: tuple[type[BaseException], ...] = ()) -> F:
     main = threading.main_thread().ident
     clock, ident, calls = time.monotonic, threading.get_ident, _current
 
@@ -106,8 +108,8 @@ def _guard(function: Callable, what: str, task: str, seconds: float, passes: tup
         finally:
             if timed:
                 calls.pop()
-    call.guarded = True
-    return call
+    call.guarded = True  # type: ignore[attr-defined]  # mypy does not model attributes set on functions
+    return cast(F, call)
 
 
 def guarded(task: Task, seconds: float = 10.0) -> Task:
@@ -116,15 +118,14 @@ def guarded(task: Task, seconds: float = 10.0) -> Task:
     if getattr(task.answer, "guarded", False):
         return task
     name = task.name
-    fields = {"answer": _guard(task.answer, "reference", name, seconds),
-              "valid": _guard(task.valid, "domain test", name, seconds),
-              "sample_input": _guard(task.sample_input, "sampler", name, seconds)}
-    if task.batch_answer is not None:
-        fields["batch_answer"] = _guard(task.batch_answer, "vectorised reference", name, seconds,
-                                        passes=(NotImplementedError,))
-    if task.sample_window is not None:
-        fields["sample_window"] = _guard(task.sample_window, "sampler", name, seconds)
-    return dataclasses.replace(task, **fields)
+    return dataclasses.replace(
+        task,
+        answer=_guard(task.answer, "reference", name, seconds),
+        valid=_guard(task.valid, "domain test", name, seconds),
+        sample_input=_guard(task.sample_input, "sampler", name, seconds),
+        batch_answer=None if task.batch_answer is None else _guard(
+            task.batch_answer, "vectorised reference", name, seconds, passes=(NotImplementedError,)),
+        sample_window=None if task.sample_window is None else _guard(task.sample_window, "sampler", name, seconds))
 
 
 __all__ = ["guarded", "watchdog", "ReferenceTimeout", "ReferenceFailure", "show"]

@@ -98,6 +98,7 @@ def _observe(task: Task, strings, counted: str) -> dict[tuple[int, int], set] | 
 
 
 def _observe_batched(task: Task, strings, counted: str, seen: dict) -> dict[tuple[int, int], set] | None:
+    assert task.batch_answer is not None  # _observe calls this only for tasks with a vectorised reference
     index = {s: k for k, s in enumerate(task.symbols)}
     by_length: dict[int, list] = {}
     for x in strings:

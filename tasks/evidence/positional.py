@@ -16,12 +16,18 @@ cannot give.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ..findings import Finding, Reason, Strength, Verdict, open_question, silent
 from ..types import Format, Task
 from . import programs, regular
 from .context import Evidence
 from .source import Cost, Source
+
+if TYPE_CHECKING:
+    from crasp.ast import Program
+
+    from ..regular.positional import Agreement
 
 NAME = "positional construction"
 ARGUMENT = ("the construction of docs/regular.md (ours): the automaton in product with a tracker of the last symbols "
@@ -44,8 +50,8 @@ class Construction:
     checked: programs.Checked | None
     trackers: tuple[tuple[object, int, int, int], ...]
     limits: str
-    agreement: object | None = None
-    program: object | None = None
+    agreement: Agreement | None = None
+    program: Program | None = None
 
 
 def limits(evidence: Evidence):
@@ -144,13 +150,16 @@ def assess(evidence: Evidence, scheme: str) -> Finding:
     if not verified.decisive:
         return replace(verified, summary=f"the positional construction's program fails verification "
                        f"({trackers}): the automaton does not describe the reference")
+    report = built.checked.report
+    assert report is not None  # the finding is decisive: the program passed verification
     return replace(verified, details=(f"trackers: {trackers}", f"searched: {built.limits}", *verified.details),
-                   short=f"built from the automaton, reading {reads}; verified ({programs.brief(built.checked.report)})")
+                   short=f"built from the automaton, reading {reads}; verified ({programs.brief(report)})")
 
 
 def _first_pass(built: Construction, trackers: str, reads: str) -> Finding:
     checked = built.agreement
-    if not checked.ok:
+    assert checked is not None  # a first pass's construction carries its agreement
+    if checked.disagreement is not None:
         word, offset = checked.disagreement
         raise AssertionError(f"internal error: the positional construction's program disagrees with the task's own "
                              f"automaton on {' '.join(word)!r} at offset {offset}")

@@ -71,9 +71,17 @@ class Checked:
         """Why the candidate does not count, with the shortest counterexample found."""
         if self.error is not None:
             return f"{self.origin} rejected: {self.error}"
+        # no error: it was verified, and failed (rejection is asked of candidates that are not ok)
+        assert self.report is not None and self.report.counterexample is not None
         bad = self.report.counterexample
         return (f"{self.origin} fails verification; shortest counterexample found "
                 f"(length {bad.example.length}): " + bad.describe().replace("\n", "; "))
+
+
+def _passed(candidate: Checked) -> tuple[CheckedProgram, Report]:
+    """The checked program and report of a candidate that was verified (both are set when it was)."""
+    assert candidate.checked is not None and candidate.report is not None
+    return candidate.checked, candidate.report
 
 
 def _named(origin: str, program: Program) -> str:
@@ -129,13 +137,14 @@ def finding(candidates: list[Checked], scheme: str, source: str = "program",
         kind = scheme_named(scheme).program_kind
         return open_question(source, f"missing: a verified {kind} program", Reason.NO_PROGRAM,
                              (*missing, *failed))
-    best = min(passed, key=lambda c: (not _reaches(c), c.checked.info.depth))
+    best = min(passed, key=lambda c: (not _reaches(c), _passed(c)[0].info.depth))
+    report = _passed(best)[1]
     strength = Strength.VERIFIED if _reaches(best) else Strength.EXTRAPOLATED
     others = [describe(c) for c in passed if c is not best]
     shown = [] if best.kind in (Origin.GIVEN, Origin.LIBRARY) else [listing(best.program)]
-    return Finding(source, Verdict.GENERALIZES, strength, bounds(best.report), Reason.PROGRAM_VERIFIED,
+    return Finding(source, Verdict.GENERALIZES, strength, bounds(report), Reason.PROGRAM_VERIFIED,
                    (describe(best), *shown, *(f"also: {line}" for line in others), *failed),
-                   references, program=best.program, short=f"{BRIEF[best.kind]} verified ({brief(best.report)})")
+                   references, program=best.program, short=f"{BRIEF[best.kind]} verified ({brief(report)})")
 
 
 def assess(evidence: Evidence, scheme: str) -> Finding:
@@ -172,7 +181,7 @@ SOURCE = Source(NAME, frozenset({"ape", "nope"}), frozenset({Verdict.GENERALIZES
 
 
 def _reaches(candidate: Checked) -> bool:
-    return candidate.report.reaches_constants
+    return _passed(candidate)[1].reaches_constants
 
 
 def bounds(report: Report) -> str:
@@ -212,7 +221,8 @@ def listing(program: Program) -> str:
 
 def describe(candidate: Checked) -> str:
     """What the program is and what the verification covered."""
-    info, report = candidate.checked.info, candidate.report
+    checked, report = _passed(candidate)
+    info = checked.info
     needs = []
     if info.periods:
         needs.append(f"periodic predicates (period {info.period})")
@@ -220,8 +230,8 @@ def describe(candidate: Checked) -> str:
         needs.append(f"local guards (offsets {ranges(info.offsets)})")
     kind = ("a plain C-RASP program, so also NoPE (" + PLAIN_IN_APE + ")" if info.plain else
             "a C-RASP[periodic, local] program using " + " and ".join(needs))
-    size = message_size(candidate.checked, splits=(1024,))
-    return (f"{candidate.origin}: {kind}, {len(candidate.checked.definitions)} definitions; verified on "
+    size = message_size(checked, splits=(1024,))
+    return (f"{candidate.origin}: {kind}, {len(checked.definitions)} definitions; verified on "
             f"{report.exhaustive_inputs} inputs exhaustively (length <= {report.exhaustive_length}), "
             f"{report.sampled_inputs} from the task's distribution up to length {report.max_sampled_length} and "
             f"{report.derived_inputs} read off the program up to length {report.reach} (largest constant "

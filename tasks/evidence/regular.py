@@ -40,6 +40,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence, cast
 
 import numpy as np
 
@@ -50,6 +51,9 @@ from ..types import EOS, Format, Task
 from . import programs
 from .context import Evidence
 from .source import Cost, Source
+
+if TYPE_CHECKING:
+    from ..regular.dfa import Dfa
 
 NAME = "regular language"
 MAX_SYMBOLS = 6
@@ -78,7 +82,7 @@ class Automata:
     are none); ``how`` says how they were obtained, ``exact`` whether they are the task's own, and
     ``last_position`` whether the languages are read at the last symbol (else after the input)."""
 
-    languages: tuple[tuple[object, tuple[object, ...]], ...]  # (answer, Dfas)
+    languages: tuple[tuple[object, tuple[Dfa, ...]], ...]  # (answer, Dfas)
     how: str
     exact: bool
     last_position: bool
@@ -107,7 +111,7 @@ def every_word_is_an_input(task: Task) -> bool:
         return False
 
 
-def next_set_languages(task: Task, dfa) -> tuple[tuple[object, tuple[object, ...]], ...]:
+def next_set_languages(task: Task, dfa: Dfa) -> tuple[tuple[str, tuple[Dfa, ...]], ...]:
     """Per token (each symbol, then ``<eos>``) the language of the words after which it is legal,
     from the automaton of the task's language: a symbol is legal where it leads to a state from
     which an accepting one can be reached, ``<eos>`` where the word is in the language."""
@@ -118,7 +122,7 @@ def next_set_languages(task: Task, dfa) -> tuple[tuple[object, tuple[object, ...
 
 
 def _own(task: Task) -> Automata | str:
-    dfa = task.automaton
+    dfa = cast("Dfa", task.automaton)  # automata() asks this of a task with its automaton
     if not every_word_is_an_input(task):
         return ("the task's inputs are not every word over its symbols (e.g. only prefixes of its language's words): "
                 "a program must agree on those only, which the decision does not cover")
@@ -181,6 +185,7 @@ def _learn(evidence: Evidence) -> Automata | str:
 
     task, budget = evidence.task, evidence.budget
     rng = np.random.default_rng(evidence.seed)
+    answers: Sequence[object]
     if task.format is Format.ACCEPT:
         answers, last = [True], True
     elif task.format is Format.NEXT_SET:
@@ -300,7 +305,7 @@ def _decide(found: Automata):
     return out
 
 
-def buildable(dfas) -> object | None:
+def buildable(dfas: Sequence[Dfa]) -> Dfa | None:
     """A reading of the short words whose language the construction covers (EOS-definable)."""
     from ..regular import decide_nope
 
@@ -311,8 +316,8 @@ def _build(task: Task, found: Automata):
     from ..regular import blocks, program_for
     from ..regular.program import outputs_program
 
-    chosen = {answer: buildable(dfas) for answer, dfas in found.languages}
-    if any(dfa is None for dfa in chosen.values()):
+    chosen = {answer: dfa for answer, dfas in found.languages if (dfa := buildable(dfas)) is not None}
+    if len(chosen) < len(found.languages):
         return None
     if task.format is Format.ACCEPT:
         dfa = chosen[True]
@@ -322,10 +327,11 @@ def _build(task: Task, found: Automata):
             return blocks.recognizer(k, x, y, end=task.end)
         return program_for(dfa, end=task.end)
     if task.format is Format.NEXT_SET:
-        return outputs_program(dict(chosen), tokens=tuple(t for t in task.alphabet if t not in chosen))
+        return outputs_program(cast("dict[str, Dfa]", chosen),  # the answers of a next-set task are tokens
+                               tokens=tuple(t for t in task.alphabet if t not in chosen))
     if task.separator is None:
         return None  # a one-token answer without a separator: no position reads the whole input
-    by_token = {answer[0]: dfa for answer, dfa in chosen.items()}
+    by_token = {cast("tuple[str, ...]", answer)[0]: dfa for answer, dfa in chosen.items()}
     return outputs_program(by_token, read_at=task.separator,
                            tokens=tuple(t for t in task.alphabet if t not in by_token))
 

@@ -119,6 +119,7 @@ def assess(evidence: Evidence, scheme: str) -> Finding:
     if not scheme_named(scheme).has_programs or task.fixed_width is None:
         return silent(NAME, "Xu et al.'s truncation test is for fixed-width tasks under APE or NoPE")
     found = evidence.get(measured)
+    assert found is not None  # measured on every fixed-width task
     checked = [c for c in evidence.get(programs.candidates) if not scheme_named(scheme).plain_only or c.plain]
     passed = [programs.describe(c) for c in checked if c.ok]
     failed = [c.rejection() for c in checked if not c.ok]

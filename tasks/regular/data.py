@@ -41,12 +41,19 @@ def _label(text: str) -> bool | None:
     return {"true": True, "false": False}.get(text)
 
 
+def _required(text: str) -> bool:
+    label = _label(text)
+    if label is None:
+        raise ValueError(f"a NoPE label must be true or false, got {text!r}")
+    return label
+
+
 @functools.lru_cache(maxsize=1)
 def languages() -> tuple[LanguageRow, ...]:
     """Every row of the data file, in file order."""
     text = resources.files("tasks").joinpath("data/regular_languages.csv").read_text(encoding="utf-8")
     lines = [line for line in text.splitlines(keepends=True) if not line.startswith("#")]
-    return tuple(LanguageRow(r["regex"], r["alphabet"], _label(r["nope"]), _label(r["ape"]), r["source"], r["note"])
+    return tuple(LanguageRow(r["regex"], r["alphabet"], _required(r["nope"]), _label(r["ape"]), r["source"], r["note"])
                  for r in csv.DictReader(io.StringIO("".join(lines))))
 
 

@@ -63,7 +63,7 @@ def learn(member: Callable[[tuple[str, ...]], bool], symbols: str | Sequence[str
 
     access: list[tuple[str, ...]] = [()]          # S: one access word per state (prefix-closed)
     suffixes: list[tuple[str, ...]] = [()]        # E: suffix-closed experiments
-    known_suffixes = {()}
+    known_suffixes: set[tuple[str, ...]] = {()}
 
     def row(word: tuple[str, ...]) -> tuple[bool, ...]:
         return tuple(ask(word + e) for e in suffixes)
@@ -104,7 +104,7 @@ def _counterexample(hypothesis: Dfa, ask, max_length: int) -> tuple[str, ...] | 
     """A shortest word of length at most ``max_length`` on which the hypothesis and the oracle
     differ (breadth-first, running the hypothesis along), or None."""
     final = hypothesis.accepting
-    level = [((), hypothesis.start)]
+    level: list[tuple[tuple[str, ...], int]] = [((), hypothesis.start)]
     for n in range(max_length + 1):
         for word, state in level:
             if (state in final) != ask(word):

@@ -157,7 +157,7 @@ def transition_monoid(dfa: Dfa, limit: int = DEFAULT_LIMIT, *, stop_at_group: bo
         f = elements[i]
         row = []
         for k, g in enumerate(letters):
-            h = f.translate(padded[k]) if use_bytes else tuple(g[x] for x in f)
+            h = f.translate(padded[k]) if padded is not None else tuple(g[x] for x in f)
             j = index.get(h)
             if j is None:
                 if len(elements) >= limit:
@@ -198,7 +198,7 @@ def r_omega_violation(monoid: Monoid) -> str | None:
 
 def _connect(monoid: Monoid, source: int, target: int) -> tuple[str, ...]:
     """A shortest word u with element(source)·u = element(target) (breadth-first in the Cayley graph)."""
-    parent = {source: None}
+    parent: dict[int, tuple[int, int] | None] = {source: None}
     queue = [source]
     for i in queue:
         if i == target:
@@ -209,8 +209,8 @@ def _connect(monoid: Monoid, source: int, target: int) -> tuple[str, ...]:
                 queue.append(j)
     word = []
     i = target
-    while parent[i] is not None:
-        i, k = parent[i]
+    while (step := parent[i]) is not None:
+        i, k = step
         word.append(monoid.dfa.symbols[k])
     return tuple(reversed(word))
 

@@ -151,8 +151,12 @@ def product(dfa: Dfa, window: int, modulus: int, max_states: int | None = None) 
         if q not in dead:
             for k, symbol in enumerate(dfa.symbols):
                 target = dfa.table[q][k]
-                nxt = ((sink, (), 0) if target in dead else
-                       (target, (before + (symbol,))[1:] if window else (), (residue + 1) % modulus))
+                nxt: tuple[int, tuple[str, ...], int]
+                if target in dead:
+                    assert sink is not None  # dead holds target
+                    nxt = (sink, (), 0)
+                else:
+                    nxt = (target, (before + (symbol,))[1:] if window else (), (residue + 1) % modulus)
                 if nxt not in number:
                     if max_states is not None and len(order) >= max_states:
                         return None
@@ -161,7 +165,7 @@ def product(dfa: Dfa, window: int, modulus: int, max_states: int | None = None) 
                 letter = letter_number.setdefault(Letter(symbol, before, residue), len(letter_number))
                 out.append((letter, number[nxt]))
         edges.append(tuple(out))
-    letters = tuple(sorted(letter_number, key=letter_number.get))
+    letters = tuple(sorted(letter_number, key=letter_number.__getitem__))
     return Product(window, modulus, 0, tuple(edges), letters, tuple(q for q, _, _ in order))
 
 
@@ -425,7 +429,7 @@ def bare_program(dfa: Dfa, limits: Limits = Limits()) -> ast.Program | None:
         return None
     program = build(dfa, found.product, framed=False)
     checked = agreement(program, dfa, framed=False)
-    if not checked.ok:
+    if checked.disagreement is not None:
         word, offset = checked.disagreement
         raise AssertionError(f"internal error: the program for bare words disagrees with the automaton on "
                              f"{' '.join(word)!r} at offset {offset}")

@@ -196,7 +196,7 @@ def track(b: ProgramBuilder, start: int, edges: Sequence[Sequence[tuple[int, int
         before = let(f"In_{tag}", (count_any >= 1) if at_start else (count_any >= 1) & ~enter_any)
         classes: dict[int, int] = {q: 0 for q in states}
         class_expr: dict[int, Expr] = {0: before}
-        if keys is not None and result is not None:
+        if visible is not None and keys is not None and result is not None:
             index = {key: n for n, key in enumerate(dict.fromkeys(keys[q] for q in states))}
             classes = {q: index[keys[q]] for q in states}
             class_expr = {index[keys[q]]: let(f"Shown_{tag}", before & visible[q][1])
@@ -223,11 +223,11 @@ def track(b: ProgramBuilder, start: int, edges: Sequence[Sequence[tuple[int, int
             value = let(f"P_{tag}", sum_of(totals) - sum_of(current) + sum_of(at_entry))
             new_classes: dict[int, int] = {}
             new_expr: dict[int, Expr] = {}
-            for index, members in enumerate(rnd.classes):
+            for c, members in enumerate(rnd.classes):
                 q0 = members[0]
-                new_expr[index] = let(f"Cls_{tag}", class_expr[classes[q0]] & (value == potential[q0]))
+                new_expr[c] = let(f"Cls_{tag}", class_expr[classes[q0]] & (value == potential[q0]))
                 for q in members:
-                    new_classes[q] = index
+                    new_classes[q] = c
             classes, class_expr = new_classes, new_expr
         identified = {q: [class_expr[classes[q]]] for q in states}
         leaving = [identified_q & read[k] for q in states for identified_q in identified[q]

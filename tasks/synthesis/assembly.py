@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from typing import Sequence, get_args
+from typing import Callable, Sequence, get_args
 
 from crasp import ast
+from crasp.intsets import IntSet
 from crasp.parser import parse
 from crasp.printer import format_program
 
@@ -49,6 +50,10 @@ def program_size(program: ast.Program) -> int:
 # ---------------------------------------------------------------- programs
 
 
+_BINARY: dict[str, Callable[[ast.Expr, ast.Expr], ast.Expr]] = {
+    "and": ast.And, "or": ast.Or, "add": ast.Add, "sub": ast.Sub, "min": ast.Min, "max": ast.Max}
+
+
 class _Builder:
     """AST expressions from derivations."""
 
@@ -70,7 +75,7 @@ class _Builder:
         if tag == "bool":
             return ast.BoolConst(node[1])
         if tag == "per":
-            return ast.Periodic(node[1], frozenset(node[2]))
+            return ast.Periodic(node[1], IntSet.of(node[2]))
         if tag == "const":
             return ast.Const(node[1])
         if tag == "atom":
@@ -95,8 +100,7 @@ class _Builder:
         left, right = self(node[1]), self(node[2])
         if tag in ("add", "min", "max") and isinstance(left, ast.Const) and not isinstance(right, ast.Const):
             left, right = right, left
-        kind = {"and": ast.And, "or": ast.Or, "add": ast.Add, "sub": ast.Sub, "min": ast.Min, "max": ast.Max}[tag]
-        return kind(left, right)
+        return _BINARY[tag](left, right)
 
 
 _EXPR_TYPES = get_args(ast.Expr)
@@ -112,7 +116,9 @@ def _replace(node: ast.Expr, target: ast.Expr, name: str) -> ast.Expr:
             replaced = _replace(value, target, name)
             if replaced is not value:
                 changes[f.name] = replaced
-    return dataclasses.replace(node, **changes) if changes else node
+    if not changes:
+        return node
+    return dataclasses.replace(node, **changes)  # type: ignore[arg-type]  # mypy checks each node type of the union
 
 
 def _is_count(node: ast.Expr) -> bool:
@@ -146,7 +152,11 @@ def _share(outputs: list[tuple[str, ast.Expr]]) -> tuple[list[ast.Definition], l
 def expressions(outputs: Sequence[Output], nodes: list[tuple], atoms: Sequence[Atom]) -> list[tuple[str, ast.Expr]]:
     """Each solved output's expression (atoms written out in full)."""
     build = _Builder(nodes, atoms)
-    return [(o.name, build(o.solution)) for o in outputs]
+    found = []
+    for o in outputs:
+        assert o.solution is not None  # only solved outputs are passed
+        found.append((o.name, build(o.solution)))
+    return found
 
 
 def _name_atoms(found: list[tuple[str, ast.Expr]], atoms: Sequence[Atom]

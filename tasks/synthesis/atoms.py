@@ -52,7 +52,8 @@ class Atom:
 
 
 def _any_of(symbols: Sequence[str]) -> ast.Expr:
-    return functools.reduce(ast.Or, [ast.TokenIs(s) for s in symbols])
+    leaves: list[ast.Expr] = [ast.TokenIs(s) for s in symbols]
+    return functools.reduce(ast.Or, leaves)
 
 
 def _suffix(token: str, index: int) -> str:
@@ -100,6 +101,7 @@ def evaluate(atoms: Sequence[Atom], batch: Batch) -> list[np.ndarray]:
     inputs = [example.tokens for example, _ in batch.examples]
     offsets = np.array([offset for _, offset in batch.examples], dtype=np.int64)
     result = run(check(program), inputs, offset=offsets, trace=True, allow_unknown=True)
+    assert result.values is not None  # recorded with trace=True
     values = []
     for name, atom in zip(names, atoms):
         table = result.values[name]

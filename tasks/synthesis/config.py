@@ -11,6 +11,8 @@ from typing import Sequence
 from crasp import ast
 from crasp.errors import CraspError
 
+from ..verify import Report
+
 
 class SynthesisError(CraspError):
     """A synthesis request that cannot be run (a bad configuration, a task without inputs)."""
@@ -113,7 +115,7 @@ class SynthesisResult:
     text: str | None = None
     counterexamples: int = 0
     enumeration_seconds: float = 0.0
-    report: object | None = field(default=None, compare=False, repr=False)
+    report: Report | None = field(default=None, compare=False, repr=False)
     """The final verification's :class:`tasks.verify.Report` (None when nothing was found)."""
 
     @property

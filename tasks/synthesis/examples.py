@@ -7,7 +7,7 @@ import itertools
 import math
 import time
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Sequence, cast
 
 import numpy as np
 
@@ -36,7 +36,7 @@ def format_of(task) -> str:
 
 def targets(task, batch: Batch, names: Sequence[str]) -> list[Output]:
     where: list[int] = []
-    values: list[object] = []
+    values: list[bool | str | frozenset[str]] = []
     for (example, _), base in zip(batch.examples, batch.starts.tolist()):
         where.extend(base + k for k in example.checked)
         values.extend(example.targets)
@@ -44,7 +44,8 @@ def targets(task, batch: Batch, names: Sequence[str]) -> list[Output]:
     if format_of(task) == "accept":
         return [Output("accept", where_array, np.array([bool(v) for v in values], dtype=bool))]
     if format_of(task) == "next-set":
-        return [Output(t, where_array, np.array([t in v for v in values], dtype=bool)) for t in names]
+        sets = cast("list[frozenset[str]]", values)
+        return [Output(t, where_array, np.array([t in v for v in sets], dtype=bool)) for t in names]
     return [Output(t, where_array, np.array([v == t for v in values], dtype=bool)) for t in names]
 
 

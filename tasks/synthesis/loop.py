@@ -86,6 +86,7 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
         reached = max(reached, search.size)
         solved_now = [o for o in still if o.solution is not None]
         for output, (name, expr) in zip(solved_now, expressions(solved_now, search.nodes, atoms)):
+            assert output.size is not None  # set with its solution
             found[name] = (expr, output.size)
         if search.progressed:
             say(f"{label}: found next {', '.join(repr(o.name) for o in solved_now)}; "
@@ -115,15 +116,16 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
                 exhaustive_budget=config.verify_exhaustive, seed=config.seed)
         if report.ok:
             log.append(entry.replace(done, f"found at size {max(size for _, size in found.values())}"))
-            final, text = canonical(program)
-            say(f"{label}: found a program of size {program_size(final)}; verified")
+            program, text = canonical(program)
+            say(f"{label}: found a program of size {program_size(program)}; verified")
             return SynthesisResult(
-                program=final, size=program_size(final), candidates=stats.candidates, classes=stats.classes,
+                program=program, size=program_size(program), candidates=stats.candidates, classes=stats.classes,
                 seconds=time.perf_counter() - started, max_size_reached=reached, checks=report.summary(),
                 searched=searched("found"), text=text, counterexamples=counterexamples,
                 enumeration_seconds=stats.enumerating, report=report,
             )
         bad = report.counterexample
+        assert bad is not None  # the report is not ok
         key = (bad.example.tokens, bad.offset)
         if any((e.tokens, o) == key for e, o in examples):  # pragma: no cover - the batch already agreed
             raise AssertionError(f"the verifier's counterexample is already in the batch: {bad.describe()}")

@@ -145,6 +145,7 @@ class Search:
         self.stats.last_report = now
         elapsed = max(now - self.stats.started, 1e-9)
         solved = sum(o.solution is not None for o in self.outputs)
+        assert self.progress is not None  # run reports only to a progress callback
         self.progress(
             f"{self.label}: size {self.size}/{self.config.max_size}, {self.classes:,} classes, "
             f"{self.stats.candidates:,} candidates ({self.stats.candidates / elapsed:,.0f}/s), "
@@ -308,7 +309,7 @@ class Search:
     def booleans(self, size: int) -> Iterator[tuple]:
         batch = self.batch
         if size == 1:
-            leaves = [(("tok", t), batch.token(t)) for t in batch.alphabet]
+            leaves: list[tuple[tuple, np.ndarray]] = [(("tok", t), batch.token(t)) for t in batch.alphabet]
             leaves += [(("bool", True), np.ones(batch.width, bool)),
                        (("bool", False), np.zeros(batch.width, bool))]
             for modulus in self.ranges.periods:
@@ -336,7 +337,7 @@ class Search:
     def counts(self, size: int) -> Iterator[tuple]:
         batch = self.batch
         if size == 1:
-            leaves = [(("const", k), np.full(batch.width, k, dtype=self.count_type))
+            leaves: list[tuple[tuple, np.ndarray]] = [(("const", k), np.full(batch.width, k, dtype=self.count_type))
                       for k in self.ranges.constants]
             leaves += [(("atom", k), v.astype(self.count_type)) for k, (atom, v) in
                        enumerate(zip(self.atoms, self.atom_values))
@@ -478,7 +479,7 @@ class Search:
 
 def _residue_sets(modulus: int) -> list[tuple[int, ...]]:
     """Residue sets of the periodic leaves: each residue, and each pair (not the full set)."""
-    sets = [(r,) for r in range(modulus)]
+    sets: list[tuple[int, ...]] = [(r,) for r in range(modulus)]
     if modulus > 2:
         sets += list(itertools.combinations(range(modulus), 2))
     return sets

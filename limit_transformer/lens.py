@@ -129,7 +129,7 @@ class LensExport:
             raise LensError(
                 "this TransformerLens names its weights differently from the export "
                 f"(missing {sorted(set(missing) - buffers)[:4]}, unexpected {sorted(unexpected)[:4]}); {INSTALL}")
-        model.crasp = replace(self, state_dict={})  # type: ignore[assignment]  # Module.__setattr__ takes any value
+        model.crasp = replace(self, state_dict={})
         return model.eval().requires_grad_(False)
 
     # ------------------------------------------------------------------ inputs and outputs

@@ -1,7 +1,9 @@
 """The arithmetic experiments: probes of trained models, the carry-cascade measure, the report."""
 
 import dataclasses
+import functools
 import io
+import json
 import re
 from collections import Counter
 
@@ -185,6 +187,32 @@ def test_an_experiment_trains_probes_and_reports(tmp_path, monkeypatch):
     assert [(r.task, r.variant, run.spec.seed, run.steps) for r, run in left_out] == [("xu_addition", "rpe", 0, 4),
                                                                                       ("xu_addition", "rpe", 1, 4)]
     assert len(left_out[0][1].accuracy) == 4  # bins 1/2/3-9/10-20
+
+
+def test_crasp_arithmetic_takes_overrides_and_prints_json(tmp_path, monkeypatch):
+    tiny = protocol.Preset("tiny", "tests", lambda task, variant: protocol.Plan(
+        protocol.trained_on(task, 2), ModelConfig(1, 2, 16), TrainConfig(steps=4, eval_every=4, test_size=8)),
+        seeds=1, count_threshold=0.0)
+    monkeypatch.setitem(protocol.PRESETS, "tiny", tiny)
+    monkeypatch.setattr(arithmetic, "run", functools.partial(arithmetic.run, probe_count=5))
+    monkeypatch.chdir(tmp_path)
+    err = io.StringIO()
+    assert main(["arithmetic", "xu", "--preset", "tiny", "--run", "xu_addition:rpe", "--set", "stepz=2"],
+                io.StringIO(), err) == 1
+    assert "no setting 'stepz'" in err.getvalue() and list(tmp_path.iterdir()) == []  # refused before the store
+    out = io.StringIO()
+    assert main(["arithmetic", "xu", "--preset", "tiny", "--run", "xu_addition:rpe", "--set", "steps=2",
+                 "--set", "eval_every=2", "--json", "--store", "runs", "--out", "report"], out, io.StringIO()) == 0
+    document = json.loads(out.getvalue())
+    assert (document["experiment"], document["preset"], document["overrides"]) == ("xu", "tiny",
+                                                                                    {"steps": 2, "eval_every": 2})
+    assert [(r["task"], r["variant"], r["seed"], r["steps"]) for r in document["runs"]] == [("xu_addition", "rpe", 0, 2)]
+    (claim,) = document["claims"]
+    assert (claim["task"], claim["variant"], claim["claimed"]) == ("xu_addition", "rpe", arithmetic.GENERALIZES)
+    assert claim["row"]["counted"] == 1
+    assert claim["agrees"] in ("yes", "no") or claim["agrees"].startswith("inconclusive")
+    text = (tmp_path / document["report"]).read_text()
+    assert "Preset `tiny`, its training changed: steps=2, eval_every=2." in text
 
 
 def _claims(outcome):

@@ -31,8 +31,9 @@ from . import attention_bias
 from .arithmetic_claims import (  # noqa: F401 - re-exported: the experiments' vocabulary
     ABOVE, CASCADES_ABOVE, DECLINES, DOWNWARD, FAILS, GENERALIZES, Cascades, Curve, Experiment, Kept, Run,
 )
-from .config import ValidationError, Variant
+from .config import Overrides, ValidationError, Variant
 from .probe import Trained, answered_as, by_length, input_of
+from .protocol import overridden
 from .protocol import preset as preset_named
 from .store import Store
 from .sweep import Progress, Validation, validate
@@ -212,13 +213,16 @@ class Outcome:
 
 def run(name: str, *, preset: str = "cpu", store: Store, out: str | Path | None = None, device: str = "cpu",
         probe_count: int | None = None, seeds: int | None = None, only: Collection[str] | None = None,
-        progress: Callable[[str], Progress | None] = lambda label: None) -> Outcome:
+        overrides: Overrides | None = None, progress: Callable[[str], Progress | None] = lambda label: None
+        ) -> Outcome:
     """Train (or find in ``store``) every run of the experiment under ``preset`` (or the runs named
     ``TASK:VARIANT`` in ``only``), probe the counted models, and write the report to ``out`` (when given).
 
+    ``overrides`` change the preset's training settings (the runs are stored apart from the preset's);
     ``progress(label)`` may return a per-run progress callback.
     """
-    chosen, rules = experiment(name), preset_named(preset)
+    changed = overrides or Overrides()
+    chosen, rules = experiment(name), overridden(preset_named(preset), changed)
     if only:
         chosen = chosen.restricted(preset, only)
     count = probe_count or (100 if preset == "cpu" else 500)
@@ -233,5 +237,5 @@ def run(name: str, *, preset: str = "cpu", store: Store, out: str | Path | None 
     if out is not None:
         from .arithmetic_report import write
 
-        report = write(chosen, preset, results, curves, carries, out, kept)
+        report = write(chosen, preset, results, curves, carries, out, kept, changed.text() if changed else "")
     return Outcome(chosen, preset, tuple(results), curves, carries, kept, report)

@@ -359,9 +359,10 @@ def kept_table(kept: Sequence[Kept]) -> list[str]:
 
 
 def markdown(experiment: Experiment, preset: str, results: Sequence[Validation], curves: Sequence[Curve],
-             found: Sequence[Cascades], plots: dict[str, str], kept: Sequence[Kept] = ()) -> str:
+             found: Sequence[Cascades], plots: dict[str, str], kept: Sequence[Kept] = (), overrides: str = "") -> str:
     table = rows(results)
-    lines = [f"# {experiment.name}: {experiment.reference}", "", f"Preset `{preset}`.", "",
+    changed = f", its training changed: {overrides}" if overrides else ""
+    lines = [f"# {experiment.name}: {experiment.reference}", "", f"Preset `{preset}`{changed}.", "",
              f"**The claim.** {experiment.claim}", "",
              "Observed: mean ± standard deviation over counted seeds per length bin (the training bin is the first, "
              "but for Xu et al.'s tasks, whose shorter lengths are a bin of their own). "
@@ -475,8 +476,9 @@ def _published_line(task) -> str:
 
 
 def write(experiment: Experiment, preset: str, results: Sequence[Validation], curves: Sequence[Curve],
-          found: Sequence[Cascades], out: str | Path, kept: Sequence[Kept] = ()) -> Path:
-    """Write ``<experiment>.md`` and its PNGs under ``out``; returns the markdown's path."""
+          found: Sequence[Cascades], out: str | Path, kept: Sequence[Kept] = (), overrides: str = "") -> Path:
+    """Write ``<experiment>.md`` and its PNGs under ``out``; returns the markdown's path.
+    ``overrides``: the training settings changed from the preset's, as ``--set`` takes them."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     plots = {}
@@ -488,5 +490,5 @@ def write(experiment: Experiment, preset: str, results: Sequence[Validation], cu
     if any(run.history for result in results for run in result.runs):
         plots["history"] = save(plot_history(results), out / f"{experiment.name}-training.png").name
     path = out / f"{experiment.name}.md"
-    path.write_text(markdown(experiment, preset, results, curves, found, plots, kept), encoding="utf-8")
+    path.write_text(markdown(experiment, preset, results, curves, found, plots, kept, overrides), encoding="utf-8")
     return path

@@ -285,26 +285,48 @@ def _running_json(running) -> dict:
 
 
 def cmd_arithmetic(args, out, err) -> int:
+    from tasks import registry
+
     from .arithmetic import experiment, run
-    from .protocol import preset
+    from .arithmetic_report import claims
+    from .arithmetic_report import rows as arithmetic_rows
+    from .config import Overrides, Variant
+    from .protocol import overridden, preset
     from .store import Store
 
     chosen = experiment(args.experiment)  # bad names are refused before the store is created
-    preset(args.preset)
+    rules = preset(args.preset)
     runs = chosen.restricted(args.preset, args.run) if args.run else chosen  # bad --run names refused here too
+    overrides = Overrides.parse(args.set or (), args.config)
+    changed = overridden(rules, overrides)
+    if overrides:  # every plan is made once before the store is: a setting a run cannot take changes nothing
+        for item in runs.runs(args.preset):
+            changed.plan(registry.get(item.task), Variant.parse(item.variant))
     _device(args)
     use_tensor_cores(args.device)
     store = Store(args.store)
-    failed = _sweep_elsewhere(args, [(item.task, item.variant) for item in runs.runs(args.preset)], err)
+    failed = _sweep_elsewhere(args, [(item.task, item.variant) for item in runs.runs(args.preset)], err,
+                              changed if overrides else None)
     if failed:
         return 1
     outcome = _with_bars(err, lambda progress: run(
         args.experiment, preset=args.preset, store=store, out=args.out, device=args.device, seeds=args.seeds,
-        only=args.run, progress=progress))
-    for result in outcome.results:
-        _print_runs(result, out)
+        only=args.run, overrides=overrides, progress=progress))
     for problem in store.problems:
         print(f"crasp: warning: damaged run {problem.key}: {problem.what} (trained again where needed)", file=err)
+    if args.json:
+        rows = {(c.run.task, c.run.variant): c for c in claims(outcome.experiment, args.preset,
+                                                              arithmetic_rows(outcome.results), outcome.cascades)}
+        _print_json({"experiment": args.experiment, "preset": args.preset, "store": args.store, "device": args.device,
+                     "overrides": overrides.to_json(),
+                     "runs": [_run_json(result, r, args.store) for result in outcome.results for r in result.runs],
+                     "claims": [{"task": c.run.task, "variant": c.run.variant, "claimed": c.run.claimed,
+                                 "agrees": c.agrees, "row": c.row.to_json() if c.row else None}
+                                for c in rows.values()],
+                     "report": str(outcome.report)}, out)
+        return 0
+    for result in outcome.results:
+        _print_runs(result, out)
     print(f"report: {outcome.report}", file=out)
     return 0
 
@@ -321,6 +343,18 @@ def cmd_demo(args, out, err) -> int:
 def _device_flag(parser) -> None:
     parser.add_argument("--device", default="auto",
                         help="auto (default: cuda where torch sees a GPU, else cpu), cpu, cuda or cuda:N")
+
+
+def _override_flags(parser) -> None:
+    from .config import OVERRIDABLE
+
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE",
+                        help="replace a setting of the preset's training, e.g. lr=3e-4, steps=2000, model=2l2h64d "
+                             "(repeat for several; keys: " + ", ".join(OVERRIDABLE) + "); the runs are stored apart "
+                             "from the preset's")
+    parser.add_argument("--config", metavar="FILE.toml",
+                        help="settings as --set takes them, from a TOML file of top-level KEY = VALUE lines "
+                             "(--set wins)")
 
 
 def _executor_flags(parser) -> None:
@@ -340,8 +374,6 @@ def _executor_flags(parser) -> None:
 
 
 def add_commands(commands) -> None:
-    from .config import OVERRIDABLE
-
     demo_p = commands.add_parser("demo", help="a short end-to-end tour of the toolkit on embedded defaults")
     demo_p.add_argument("--out", default="demo-output", help="folder for the demo's files")
     demo_p.set_defaults(handler=cmd_demo)
@@ -364,13 +396,7 @@ def add_commands(commands) -> None:
                                  "default) or a batch at a time where a task has a vectorised sampler (other "
                                  "runs: another random stream, the same distribution)")
     _device_flag(validate_p)
-    validate_p.add_argument("--set", action="append", metavar="KEY=VALUE",
-                            help="replace a setting of the preset's training, e.g. lr=3e-4, steps=2000, "
-                                 "model=2l2h64d (repeat for several; keys: " + ", ".join(OVERRIDABLE) + "); "
-                                 "the runs are stored apart from the preset's")
-    validate_p.add_argument("--config", metavar="FILE.toml",
-                            help="settings as --set takes them, from a TOML file of top-level KEY = VALUE lines "
-                                 "(--set wins)")
+    _override_flags(validate_p)
     validate_p.add_argument("--json", action="store_true",
                             help="print one JSON document: the store, the device, the overrides, every run (task, "
                                  "variant, preset, model, seed, bins, accuracy, steps, wall time, counted, key, "
@@ -398,6 +424,11 @@ def add_commands(commands) -> None:
     arithmetic_p.add_argument("--preset", default="cpu", help="cpu (default) or paper")
     arithmetic_p.add_argument("--seeds", type=int, help="seeds that must count (default: the preset's)")
     _device_flag(arithmetic_p)
+    _override_flags(arithmetic_p)
+    arithmetic_p.add_argument("--json", action="store_true",
+                              help="print one JSON document: the experiment, preset, store, device and overrides, "
+                                   "every run (as validate --json gives them), each claim with its row and "
+                                   "agreement, and the report's path")
     arithmetic_p.add_argument("--store", default=DEFAULT_STORE, help=f"run store folder (default {DEFAULT_STORE})")
     arithmetic_p.add_argument("--out", default="arithmetic-report", help="folder for the report and plots")
     arithmetic_p.add_argument("--run", action="append", metavar="TASK:VARIANT",

@@ -82,6 +82,16 @@ def test_ci_runs_the_readme_command_in_a_fresh_virtual_environment():
     assert ci.rstrip().splitlines()[-1] == "make test" and "make test" in readme
 
 
+def test_make_test_lints_and_type_checks_the_packages_first():
+    makefile = (ROOT / "Makefile").read_text()
+    prerequisites = re.search(r"^test:(.*)$", makefile, re.MULTILINE).group(1).split()
+    assert {"lint", "typecheck"} <= set(prerequisites)
+    assert re.search(r"^typecheck:.*\n\t\$\(PYTHON\) -m mypy$", makefile, re.MULTILINE)
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert sorted(pyproject["tool"]["mypy"]["files"]) == sorted(PACKAGES)
+    assert any(r.startswith("mypy") for r in pyproject["project"]["optional-dependencies"]["dev"])
+
+
 def test_the_package_metadata_says_what_users_expect():
     """A licence file and an SPDX licence, classifiers, keywords, and a py.typed marker in every
     package (the type hints are meant to be read by type checkers), shipped as package data."""

@@ -194,10 +194,27 @@ def cmd_run(args, out, err) -> int:
             position = None if args.allow_unknown else first_unknown(tokens, known)
             if position is not None:
                 raise unknown_token(index, tokens, position, plan[0])
-        for tokens in inputs:
-            print(plan_verdict(plan, tokens, args.offset), file=out)
+        from .plan import is_acceptance
+
+        print_verdicts(args, inputs, [plan_verdict(plan, tokens, args.offset) for tokens in inputs],
+                        is_acceptance(plan), out)
         return 0
     return _run_vectorised(args, checked or _checked(source), inputs, out, err)
+
+
+def print_verdicts(args, inputs: list[list[str]], lines: list[str], acceptance: bool, out) -> None:
+    """One verdict line per input, or with ``--json`` a list of objects: each input's tokens and its
+    ``accept`` (a recognizer) or its ``next`` token per position (null where no single one holds)."""
+    if not args.json:
+        for line in lines:
+            print(line, file=out)
+        return
+    import json
+
+    rows = [{"input": tokens, "accept": line == "accept"} if acceptance else
+            {"input": tokens, "next": [None if t == "?" else t for t in line.split()]}
+            for tokens, line in zip(inputs, lines)]
+    print(json.dumps(rows, indent=2), file=out)
 
 
 def _run_vectorised(args, checked: CheckedProgram, inputs: list[list[str]], out, err) -> int:
@@ -206,17 +223,18 @@ def _run_vectorised(args, checked: CheckedProgram, inputs: list[list[str]], out,
 
     verdicts: list[str] = [""] * len(inputs)
     collected: dict[int, Trace] = {}
+    acceptance = True
     for indices, result in run_in_chunks(
         checked, inputs, offset=args.offset, trace=bool(args.trace), allow_unknown=args.allow_unknown
     ):
+        acceptance = result.accept is not None
         for row, index in enumerate(indices):
             verdicts[index] = verdict(result, row)
         if args.trace:
             from .trace import traces
 
             collected.update(zip(indices, traces(result, checked)))
-    for line in verdicts:
-        print(line, file=out)
+    print_verdicts(args, inputs, verdicts, acceptance, out)
     if args.trace:
         from .trace import write_traces
 
@@ -348,6 +366,9 @@ def build_parser(*, extensions: bool = True) -> argparse.ArgumentParser:
     run_p.add_argument("--allow-unknown", action="store_true",
                        help="accept tokens the program never mentions (they match no literal)")
     run_p.add_argument("--no-cache", action="store_true", help=no_cache_help)
+    run_p.add_argument("--json", action="store_true",
+                       help="print a JSON list: per input its tokens and accept (true/false), or next (the "
+                            "predicted token per position, null where no single one holds)")
     run_p.set_defaults(handler=cmd_run)
 
     check_p = commands.add_parser(
@@ -511,7 +532,7 @@ def _plain_run(argv: list[str]):
     from types import SimpleNamespace
 
     return SimpleNamespace(command="run", program=argv[1], tokens=argv[2:], trace=None, offset=0,
-                           allow_unknown=False, no_cache=False, compiled=False, handler=cmd_run)
+                           allow_unknown=False, no_cache=False, json=False, compiled=False, handler=cmd_run)
 
 
 def _dispatch(argv: Sequence[str] | None, out: _Output, err: _Output) -> int:

@@ -70,7 +70,7 @@ def cmd_compile(args, out, err) -> int:
 
 def cmd_run(args, out, err) -> int:
     """``crasp run``, through a compiled model when --compiled is given."""
-    from crasp.cli import cmd_run as interpret, read_inputs, verdict, load_program, CommandError
+    from crasp.cli import cmd_run as interpret, read_inputs, verdict, load_program, print_verdicts, CommandError
 
     if not args.compiled:
         return interpret(args, out, err)
@@ -89,8 +89,7 @@ def cmd_run(args, out, err) -> int:
     longest = max(len(tokens) for tokens in inputs)
     model = compile_program(checked, CompileConfig(max_length=max(longest, 1)))
     result = run(model, inputs, offset=args.offset, allow_unknown=args.allow_unknown)
-    for row in range(len(inputs)):
-        print(verdict(result, row), file=out)
+    print_verdicts(args, inputs, [verdict(result, row) for row in range(len(inputs))], result.accept is not None, out)
     return 0
 
 

@@ -44,6 +44,25 @@ def test_run_next_token_program(tmp_path):
     assert crasp("run", str(program), "a b b a a") == (0, "a ? b ? a\n", "")
 
 
+@pytest.mark.parametrize("path", [[], ["--compiled"], ["--vectorised"]])
+def test_run_json_gives_each_input_and_its_verdict(tmp_path, monkeypatch, path):
+    if path == ["--vectorised"]:  # the numpy interpreter, which long or many inputs take
+        monkeypatch.setattr("crasp.cli.PURE_PYTHON_WORK", 0)
+        path = []
+    repeat = 40
+    program = tmp_path / "maj.cr"
+    program.write_text('A = #"a"\nB = #"b"\nnext "a" = A > B\nnext "b" = B > A\n')
+    word = "a b b a a " * repeat
+    status, out, _ = crasp("run", str(program), "--json", *path, stdin=f"{word}\nb\n", monkeypatch=monkeypatch)
+    rows = json.loads(out)
+    assert status == 0 and [r["input"] for r in rows] == [word.split(), ["b"]]
+    assert rows[0]["next"][:5] == ["a", None, "b", None, "a"] and rows[1] == {"input": ["b"], "next": ["b"]}
+    plain = crasp("run", str(program), *path, stdin=f"{word}\nb\n", monkeypatch=monkeypatch)[1].splitlines()
+    assert [" ".join(t or "?" for t in r["next"]) for r in rows] == plain
+    status, out, _ = crasp("run", DYCK, "--json", *path, stdin="( ) " * repeat + "\n) (\n", monkeypatch=monkeypatch)
+    assert [r["accept"] for r in json.loads(out)] == [True, False]
+
+
 @pytest.mark.parametrize("suffix", [".html", ".txt"])
 def test_run_writes_traces(tmp_path, monkeypatch, suffix):
     target = tmp_path / f"trace{suffix}"

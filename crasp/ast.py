@@ -64,14 +64,14 @@ def _node(cls: _Class) -> _Class:
     setattr(cls, "__repr__", _repr)
     setattr(cls, "__hash__", _remembered_hash)
     setattr(cls, "__getstate__", _state_without_hash)
-    return dataclass(frozen=True, repr=False)(cls)  # type: ignore[return-value]
+    return dataclass(frozen=True, repr=False)(cls)  # type: ignore[return-value]  # the class itself, decorated
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(field,))
 def _statement(cls: _Class) -> _Class:
     """A frozen dataclass for a statement (its ``__repr__`` shared, as for nodes)."""
     setattr(cls, "__repr__", _repr)
-    return dataclass(frozen=True, repr=False)(cls)  # type: ignore[return-value]
+    return dataclass(frozen=True, repr=False)(cls)  # type: ignore[return-value]  # the class itself, decorated
 
 
 COMPARISONS = {

@@ -73,10 +73,10 @@ class Expr:
     def __ge__(self, other: Operand) -> Expr:
         return self._compare(">=", other)
 
-    def __eq__(self, other: Operand) -> Expr:  # type: ignore[override]
+    def __eq__(self, other: Operand) -> Expr:  # type: ignore[override]  # == builds a comparison
         return self._compare("==", other)
 
-    def __ne__(self, other: Operand) -> Expr:  # type: ignore[override]
+    def __ne__(self, other: Operand) -> Expr:  # type: ignore[override]  # != builds a comparison
         return self._compare("!=", other)
 
     # arithmetic

@@ -91,7 +91,7 @@ class _Lowering:
             target = self.slot(label or f"#{self.labels[source]}/(n+1)", bound, error)
             self.operations.append(Read(source, target))
             self.memo[key] = target
-        return self.memo[key]  # type: ignore[return-value]
+        return self.memo[key]  # type: ignore[return-value]  # the memo keeps each key's own kind
 
     def mlp(self, label: str, units: list[Unit]) -> None:
         self.operations.append(Mlp(tuple(units), label))
@@ -171,7 +171,7 @@ class _Lowering:
             pos = self.gate(f"{self.labels[value.pos]}", [(value.pos, 1.0)], -0.5)
             neg = self.gate(f"{self.labels[value.neg]}", [(value.neg, 1.0)], -0.5)
             self.memo[key] = Bool(pos, neg)
-        return self.memo[key]  # type: ignore[return-value]
+        return self.memo[key]  # type: ignore[return-value]  # the memo keeps each key's own kind
 
     def compare(self, node: ast.Compare, label: str) -> Bool:
         difference = self.count(node.left).combine(self.count(node.right), -1)
@@ -242,7 +242,7 @@ class _Lowering:
                 Unit(((self.tok, 1.0),), 0.0, RELU, ((neg, 1.0),)),
             ])
             self.memo[key] = Bool(pos, neg)
-        return self.memo[key]  # type: ignore[return-value]
+        return self.memo[key]  # type: ignore[return-value]  # the memo keeps each key's own kind
 
     def counted(self, node: ast.Count, label: str) -> Linear:
         value = self.boolean(node.operand)
@@ -265,7 +265,7 @@ class _Lowering:
                 units.append(Unit(inputs, 0.0, RELU, ((target, 1.0),)))
             self.mlp(label, units)
             self.memo[key] = Linear(((target, 1),))
-        return self.memo[key]  # type: ignore[return-value]
+        return self.memo[key]  # type: ignore[return-value]  # the memo keeps each key's own kind
 
     def relu_slot(self, value: Linear, label: str) -> int:
         """A new slot holding ReLU(value)."""
@@ -309,7 +309,7 @@ class _Lowering:
     def expression(self, node: ast.Expr) -> Value:
         key = ("expr", node)
         if key in self.memo:
-            return self.memo[key]  # type: ignore[return-value]
+            return self.memo[key]  # type: ignore[return-value]  # the memo keeps each key's own kind
         value = self.compute(node)
         self.memo[key] = value
         return value

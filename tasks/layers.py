@@ -52,7 +52,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from crasp.checker import CheckedProgram
 from crasp.errors import CraspError
 
 from .evidence import Evidence
@@ -161,12 +160,6 @@ class Layers:
 # ---------------------------------------------------------------- upper bounds
 
 
-def _checked(candidate: program_evidence.Checked) -> CheckedProgram:
-    """The checked program of a verified candidate (one is verified only once checked)."""
-    assert candidate.checked is not None
-    return candidate.checked
-
-
 def _upper(evidence: Evidence, scheme: str) -> tuple[list[LayerFinding], tuple | None]:
     from limit_transformer.depth import model_depth
 
@@ -177,9 +170,8 @@ def _upper(evidence: Evidence, scheme: str) -> tuple[list[LayerFinding], tuple |
     if not candidates:
         return [LayerFinding(scheme, "none", None, f"no verified {scheme_named(scheme).program_kind} program, so no "
                              "upper bound", None)], None
-    candidate = min(candidates, key=lambda c: (_checked(c).info.depth, len(_checked(c).definitions)))
-    checked, report = _checked(candidate), candidate.report
-    assert report is not None  # verified
+    candidate = min(candidates, key=lambda c: (c.passed()[0].info.depth, len(c.passed()[0].definitions)))
+    checked, report = candidate.passed()
     count_depth = checked.info.depth
     findings: list[LayerFinding] = []
     layers = attention = None
@@ -226,7 +218,7 @@ def search_shallower(evidence: Evidence, schemes) -> None:
         passed = program_evidence.verified(evidence, plain=scheme_named(scheme).plain_only)
         seconds = min(evidence.clock.left, SEARCH_SECONDS)
         if passed and all(c.kind is program_evidence.Origin.BUILT for c in passed) and \
-                min(_checked(c).info.depth for c in passed) >= 2 and seconds >= MIN_SECONDS:
+                min(c.passed()[0].info.depth for c in passed) >= 2 and seconds >= MIN_SECONDS:
             synthesized(evidence, scheme, seconds)
 
 
@@ -289,9 +281,9 @@ def shallowest_program(evidence: Evidence) -> tuple[int, bool] | None:
     """(count depth, plain) of the shallowest verified program, plain ones first; None if none."""
     plain = program_evidence.verified(evidence, plain=True)
     if plain:
-        return min(_checked(c).info.depth for c in plain), True
+        return min(c.passed()[0].info.depth for c in plain), True
     found = program_evidence.verified(evidence)
-    return (min(_checked(c).info.depth for c in found), False) if found else None
+    return (min(c.passed()[0].info.depth for c in found), False) if found else None
 
 
 def scheme_layers(evidence: Evidence, scheme: str) -> SchemeLayers:

@@ -67,6 +67,11 @@ class Checked:
     def plain(self) -> bool:
         return self.checked is not None and self.checked.info.plain
 
+    def passed(self) -> tuple[CheckedProgram, Report]:
+        """The checked program and report of a candidate that was verified (both are set when it was)."""
+        assert self.checked is not None and self.report is not None
+        return self.checked, self.report
+
     def rejection(self) -> str:
         """Why the candidate does not count, with the shortest counterexample found."""
         if self.error is not None:
@@ -76,12 +81,6 @@ class Checked:
         bad = self.report.counterexample
         return (f"{self.origin} fails verification; shortest counterexample found "
                 f"(length {bad.example.length}): " + bad.describe().replace("\n", "; "))
-
-
-def _passed(candidate: Checked) -> tuple[CheckedProgram, Report]:
-    """The checked program and report of a candidate that was verified (both are set when it was)."""
-    assert candidate.checked is not None and candidate.report is not None
-    return candidate.checked, candidate.report
 
 
 def _named(origin: str, program: Program) -> str:
@@ -137,8 +136,8 @@ def finding(candidates: list[Checked], scheme: str, source: str = "program",
         kind = scheme_named(scheme).program_kind
         return open_question(source, f"missing: a verified {kind} program", Reason.NO_PROGRAM,
                              (*missing, *failed))
-    best = min(passed, key=lambda c: (not _reaches(c), _passed(c)[0].info.depth))
-    report = _passed(best)[1]
+    best = min(passed, key=lambda c: (not _reaches(c), c.passed()[0].info.depth))
+    report = best.passed()[1]
     strength = Strength.VERIFIED if _reaches(best) else Strength.EXTRAPOLATED
     others = [describe(c) for c in passed if c is not best]
     shown = [] if best.kind in (Origin.GIVEN, Origin.LIBRARY) else [listing(best.program)]
@@ -181,7 +180,7 @@ SOURCE = Source(NAME, frozenset({"ape", "nope"}), frozenset({Verdict.GENERALIZES
 
 
 def _reaches(candidate: Checked) -> bool:
-    return _passed(candidate)[1].reaches_constants
+    return candidate.passed()[1].reaches_constants
 
 
 def bounds(report: Report) -> str:
@@ -221,7 +220,7 @@ def listing(program: Program) -> str:
 
 def describe(candidate: Checked) -> str:
     """What the program is and what the verification covered."""
-    checked, report = _passed(candidate)
+    checked, report = candidate.passed()
     info = checked.info
     needs = []
     if info.periods:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 
-from crasp.checker import check
 from crasp.errors import CraspError, ReferenceFailure
 
 from ..findings import Finding, Reason, Verdict, open_question, scheme_named, silent
@@ -52,8 +51,8 @@ def _search(evidence: Evidence, scheme: str, seconds: float) -> "programs.Checke
         evidence.clock.charge(started)
     if result.program is None:
         return f"synthesis found no program ({result.searched})"
-    # verified in the search by the evidence's own verification (``final``): not again here
-    return programs.Checked(origin.value, result.program, check(result.program), result.report, kind=origin)
+    # checked and verified in the search by the evidence's own verification (``final``): not again here
+    return programs.Checked(origin.value, result.program, result.checked, result.report, kind=origin)
 
 
 def synthesized(evidence: Evidence, scheme: str, seconds: float) -> "programs.Checked | str":

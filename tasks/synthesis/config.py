@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from crasp import ast
+from crasp.checker import CheckedProgram
 from crasp.errors import CraspError
 
 from ..verify import Report
@@ -117,6 +118,8 @@ class SynthesisResult:
     enumeration_seconds: float = 0.0
     report: Report | None = field(default=None, compare=False, repr=False)
     """The final verification's :class:`tasks.verify.Report` (None when nothing was found)."""
+    checked: CheckedProgram | None = field(default=None, compare=False, repr=False)
+    """The checked program that verification ran on (None when nothing was found)."""
 
     @property
     def found(self) -> bool:

@@ -122,7 +122,7 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
                 program=program, size=program_size(program), candidates=stats.candidates, classes=stats.classes,
                 seconds=time.perf_counter() - started, max_size_reached=reached, checks=report.summary(),
                 searched=searched("found"), text=text, counterexamples=counterexamples,
-                enumeration_seconds=stats.enumerating, report=report,
+                enumeration_seconds=stats.enumerating, report=report, checked=checked,
             )
         bad = report.counterexample
         assert bad is not None  # the report is not ok

@@ -237,5 +237,5 @@ def run(name: str, *, preset: str = "cpu", store: Store, out: str | Path | None 
     if out is not None:
         from .arithmetic_report import write
 
-        report = write(chosen, preset, results, curves, carries, out, kept, changed.text() if changed else "")
+        report = write(chosen, preset, results, curves, carries, out, kept, changed.text())
     return Outcome(chosen, preset, tuple(results), curves, carries, kept, report)

@@ -132,6 +132,17 @@ def _sweep_elsewhere(args, pairs: list[tuple[str, str]], err, rules=None) -> set
     return {(f.job.task, f.job.variant) for f in tally.failed}
 
 
+def _make_plans(rules, pairs: list[tuple[str, str]]) -> None:
+    """Make the plan of every (task, variant) under ``rules`` before the store is opened, so that a
+    setting one of them cannot take is refused while nothing has changed."""
+    from tasks import registry
+
+    from .config import Variant
+
+    for task, variant in pairs:
+        rules.plan(registry.get(task), Variant.parse(variant))
+
+
 def _with_bars(err, work):
     """``work(progress)``, where ``progress(label)`` opens the progress bar of the next run (runs
     go one after another: the last run's bar is done); every bar is closed at the end."""
@@ -196,15 +207,13 @@ def cmd_validate(args, out, err) -> int:
     chosen = protocol.overridden(protocol.preset(args.preset), overrides)
     variants = [Variant.parse(v).name for v in (args.variant or ["ape"])]
     names = _task_names(args)
-    if overrides:  # every plan is made once before the store is: a setting a task cannot take changes nothing
-        for name in names:
-            for variant in variants:
-                chosen.plan(registry.get(name), Variant.parse(variant))
+    pairs = [(name, variant) for name in names for variant in variants]
+    if overrides:
+        _make_plans(chosen, pairs)
     _device(args)
     use_tensor_cores(args.device)
     store = Store(args.store)
-    failed = _sweep_elsewhere(args, [(name, variant) for name in names for variant in variants], err,
-                              chosen if overrides else None)
+    failed = _sweep_elsewhere(args, pairs, err, chosen if overrides else None)
     results = []
     for name in names:
         for variant in variants:
@@ -285,12 +294,10 @@ def _running_json(running) -> dict:
 
 
 def cmd_arithmetic(args, out, err) -> int:
-    from tasks import registry
-
     from .arithmetic import experiment, run
     from .arithmetic_report import claims
     from .arithmetic_report import rows as arithmetic_rows
-    from .config import Overrides, Variant
+    from .config import Overrides
     from .protocol import overridden, preset
     from .store import Store
 
@@ -299,14 +306,13 @@ def cmd_arithmetic(args, out, err) -> int:
     runs = chosen.restricted(args.preset, args.run) if args.run else chosen  # bad --run names refused here too
     overrides = Overrides.parse(args.set or (), args.config)
     changed = overridden(rules, overrides)
-    if overrides:  # every plan is made once before the store is: a setting a run cannot take changes nothing
-        for item in runs.runs(args.preset):
-            changed.plan(registry.get(item.task), Variant.parse(item.variant))
+    pairs = [(item.task, item.variant) for item in runs.runs(args.preset)]
+    if overrides:
+        _make_plans(changed, pairs)
     _device(args)
     use_tensor_cores(args.device)
     store = Store(args.store)
-    failed = _sweep_elsewhere(args, [(item.task, item.variant) for item in runs.runs(args.preset)], err,
-                              changed if overrides else None)
+    failed = _sweep_elsewhere(args, pairs, err, changed if overrides else None)
     if failed:
         return 1
     outcome = _with_bars(err, lambda progress: run(
@@ -315,14 +321,13 @@ def cmd_arithmetic(args, out, err) -> int:
     for problem in store.problems:
         print(f"crasp: warning: damaged run {problem.key}: {problem.what} (trained again where needed)", file=err)
     if args.json:
-        rows = {(c.run.task, c.run.variant): c for c in claims(outcome.experiment, args.preset,
-                                                              arithmetic_rows(outcome.results), outcome.cascades)}
+        found = claims(outcome.experiment, args.preset, arithmetic_rows(outcome.results), outcome.cascades)
         _print_json({"experiment": args.experiment, "preset": args.preset, "store": args.store, "device": args.device,
                      "overrides": overrides.to_json(),
                      "runs": [_run_json(result, r, args.store) for result in outcome.results for r in result.runs],
                      "claims": [{"task": c.run.task, "variant": c.run.variant, "claimed": c.run.claimed,
                                  "agrees": c.agrees, "row": c.row.to_json() if c.row else None}
-                                for c in rows.values()],
+                                for c in found],
                      "report": str(outcome.report)}, out)
         return 0
     for result in outcome.results:

@@ -132,7 +132,8 @@ def _predict_suite(args, out, err) -> int:
         rows = []
         for p in predictions:
             compared = p.comparison()
-            rows.append([p.task, _cell(p.schemes.get("ape")), _cell(p.schemes.get("nope")), f"{SHOW[p.labels.ape]}/{SHOW[p.labels.nope]}",
+            rows.append([p.task, _cell(p.schemes.get("ape")), _cell(p.schemes.get("nope")),
+                         f"{SHOW[p.labels.ape]}/{SHOW[p.labels.nope]}",
                          ", ".join(f"{v}" for v in compared.values()) if compared else "-"])
         print(tabulate(rows, headers=["task", "APE", "NoPE", "paper APE/NoPE", "vs paper"], tablefmt="simple"),
               file=out)

@@ -206,7 +206,8 @@ def test_crasp_arithmetic_takes_overrides_and_prints_json(tmp_path, monkeypatch)
     document = json.loads(out.getvalue())
     assert (document["experiment"], document["preset"], document["overrides"]) == ("xu", "tiny",
                                                                                     {"steps": 2, "eval_every": 2})
-    assert [(r["task"], r["variant"], r["seed"], r["steps"]) for r in document["runs"]] == [("xu_addition", "rpe", 0, 2)]
+    runs = [(r["task"], r["variant"], r["seed"], r["steps"]) for r in document["runs"]]
+    assert runs == [("xu_addition", "rpe", 0, 2)]
     (claim,) = document["claims"]
     assert (claim["task"], claim["variant"], claim["claimed"]) == ("xu_addition", "rpe", arithmetic.GENERALIZES)
     assert claim["row"]["counted"] == 1

@@ -367,7 +367,8 @@ class SeedGroup:
             vectorised = cast(list[VectorisedStream], self.streams)
             return self.encoding.batch_of([stream.next(self.config.batch_size) for stream in vectorised]
                                           ).to(self.device)
-        examples = [e for stream in cast(list[TrainingStream], self.streams) for e in stream.next(self.config.batch_size)]
+        streams = cast(list[TrainingStream], self.streams)
+        examples = [e for stream in streams for e in stream.next(self.config.batch_size)]
         batch = self.encoding.collate(examples).to(self.device)
         shape = (len(self.streams), self.config.batch_size)
         return Batch(*(t.reshape(*shape, *t.shape[1:]) for t in (batch.ids, batch.positions, batch.targets, batch.mask)))

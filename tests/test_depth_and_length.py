@@ -436,12 +436,9 @@ def test_the_depth_report_reads_cells_with_their_intervals():
     a learned cell far below 90% on the longest bin fails, and the published number is marked as of
     an unknown bin."""
     from validation.depth_report import DepthRow, Observed, depth_markdown
-    from validation.statistics import mean_interval
 
     def observed(seeds, examples=200):
-        columns = list(zip(*seeds))
-        return Observed(len(seeds), tuple(sum(c) / len(c) for c in columns), tuple(map(min, columns)),
-                        tuple(map(max, columns)), tuple(seeds), tuple(mean_interval(list(c), examples) for c in columns))
+        return Observed.of_seeds(seeds, examples)
 
     bins = ((0, 100), (101, 200))
     never_fit = DepthRow(5, 2, bins, observed([(0.18, 0.0), (0.28, 0.0), (0.22, 0.0)]), 21.0, 3, 3)
@@ -454,6 +451,11 @@ def test_the_depth_report_reads_cells_with_their_intervals():
     assert (failing.outcome, failing.agreement(failing.expected)) == ("fails", "agrees")
     assert (kept.outcome, kept.agreement(kept.expected), kept.agreement(kept.published_outcome)) == \
         ("generalizes", "agrees", "agrees")
-    text = depth_markdown([never_fit, split, failing, kept], None)
+    # a seed that never fit its training lengths is listed but not read: the other two decide
+    one_unfit = DepthRow(6, 4, bins, observed([(0.0, 0.0), (1.0, 0.99), (1.0, 1.0)]), None, 4, 4)
+    assert (one_unfit.outcome, one_unfit.observed.counted(), one_unfit.observed.mean) == \
+        ("generalizes", "2/3", (1.0, 0.995))
+    text = depth_markdown([never_fit, split, failing, kept, one_unfit], None)
     assert "55.0 / 73.0 / 100.0" in text and "published (bin unknown)" in text
     assert "| L5 | 2 | 3 | 22.7 [" in text and "| not learned | - (not learned) |" in text
+    assert "| L6 | 4 | 2/3 | 100.0 [" in text and "99.0 / 100.0 / 0.0 (not fit) |" in text

@@ -2,9 +2,11 @@
 and a plot each, with the prediction (:mod:`tasks.layers`, :mod:`tasks.training_length`) and the
 published numbers beside what the runs show.
 
-Each bin's mean over the seeds comes with its 95% interval (:func:`validation.statistics.mean_interval`)
-and every seed's value. A cell whose training bin is entirely below :data:`LEARNED` is *not learned*:
-it never fit its training lengths, so it says nothing about longer ones. Once learned, it
+Every seed trains and is listed, but a seed that never fit its training lengths (below
+:data:`LEARNED` on the training bin) says nothing about longer ones: a cell is read from the seeds
+that fit them, each bin's mean with its 95% interval (:func:`validation.statistics.mean_interval`),
+and from all its seeds only when none did. A cell whose training bin is then entirely below
+:data:`LEARNED` is *not learned*. Once learned, it
 *generalizes* when its longest bin is entirely at or above :data:`LEARNED`, *fails* when entirely
 below, and is *inconclusive* when the interval straddles it (or the training bin's does). A
 published cell (a point: the paper gives no interval, nor its length bin) counts as learned at 90%
@@ -33,8 +35,10 @@ from .sweep import Validation
 
 @dataclass(frozen=True)
 class Observed:
-    """Accuracy per bin over the seeds of one validation: mean, lowest and highest, every seed's
-    values, and each bin's mean with its interval; ``trained`` is the training bin."""
+    """Accuracy per bin over the seeds read in one validation (those that fit their training bin,
+    or all when none did): mean, lowest and highest, every seed's values, and each bin's mean with
+    its interval; ``trained`` is the training bin, ``left_out`` the seeds that did not fit it while
+    others did."""
 
     seeds: int
     mean: tuple[float, ...]
@@ -43,17 +47,35 @@ class Observed:
     values: tuple[tuple[float, ...], ...] = ()
     intervals: tuple[Interval, ...] = ()
     trained: int = 0
+    left_out: tuple[tuple[float, ...], ...] = ()
 
     @classmethod
     def of(cls, result: Validation) -> "Observed":
-        runs = [run.accuracy for run in result.counted]
+        runs = [tuple(run.accuracy) for run in result.counted]
+        examples = result.counted[0].spec.train.test_size if runs else 0
+        return cls.of_seeds(runs, examples, result.plan.task.training_bin)
+
+    @classmethod
+    def of_seeds(cls, runs: Sequence[tuple[float, ...]], examples: int, trained: int = 0) -> "Observed":
+        """Read the seeds' accuracies per bin (``examples`` test inputs per bin).
+
+        >>> o = Observed.of_seeds([(1.0, 0.8), (0.2, 0.0), (1.0, 0.9)], 200)
+        >>> o.seeds, o.counted(), o.seeds_on_longest()
+        (2, '2/3', '80.0 / 90.0 / 0.0 (not fit)')
+        """
         if not runs:
             return cls(0, (), (), ())
-        columns = list(zip(*runs))
-        examples = result.counted[0].spec.train.test_size
-        return cls(len(runs), tuple(statistics.fmean(c) for c in columns), tuple(min(c) for c in columns),
-                   tuple(max(c) for c in columns), tuple(tuple(r) for r in runs),
-                   tuple(mean_interval(list(c), examples) for c in columns), result.plan.task.training_bin)
+        fit = [r for r in runs if r[trained] >= LEARNED]
+        read = fit or list(runs)
+        left_out = tuple(r for r in runs if fit and r[trained] < LEARNED)
+        columns = list(zip(*read))
+        return cls(len(read), tuple(statistics.fmean(c) for c in columns), tuple(min(c) for c in columns),
+                   tuple(max(c) for c in columns), tuple(tuple(r) for r in read),
+                   tuple(mean_interval(list(c), examples) for c in columns), trained, left_out)
+
+    def counted(self) -> str:
+        """The seeds read out of those run: ``3``, or ``2/3`` where one did not fit its training bin."""
+        return f"{self.seeds}/{self.seeds + len(self.left_out)}" if self.left_out else str(self.seeds)
 
     @property
     def longest(self) -> float | None:
@@ -75,7 +97,10 @@ class Observed:
 
     def seeds_on_longest(self) -> str:
         """Every seed's accuracy on the longest bin, in percent: a split between seeds shows."""
-        return " / ".join(_percent(values[-1]) for values in self.values) if self.values else "-"
+        if not self.values:
+            return "-"
+        return " / ".join([*(_percent(v[-1]) for v in self.values),
+                           *(f"{_percent(v[-1])} (not fit)" for v in self.left_out)])
 
     def cells(self) -> list[str]:
         """Per bin: the mean in percent with its interval."""
@@ -144,8 +169,10 @@ def _bin(low_high) -> str:
 def depth_markdown(rows: Sequence[DepthRow], plot: str | None) -> str:
     bins = rows[0].bins
     lines = ["# Depth experiment: L_k by NoPE transformers of 1 to 4 layers", "",
-             "Accuracy in percent (a word counts when every position is right): per bin, the mean over seeds with "
-             "its 95% interval, and every seed on the longest bin; *expected* comes from the layer bounds of "
+             "Accuracy in percent (a word counts when every position is right): per bin, the mean over the seeds "
+             f"that fit their training lengths (at least {100 * LEARNED:.0f}% on {_bin(bins[0])}; all seeds where "
+             "none did) with its 95% interval, and every seed on the longest bin, those that did not fit marked "
+             "and left out; *expected* comes from the layer bounds of "
              "`crasp predict` (fails: fewer layers than the published lower bound; generalizes: at least the count "
              "depth of the verified program). A cell whose training bin is entirely below "
              f"{100 * LEARNED:.0f}% is *not learned* and counts neither way; once learned, it generalizes when "
@@ -155,14 +182,14 @@ def depth_markdown(rows: Sequence[DepthRow], plot: str | None) -> str:
              "longest bin only as a label, not compared in value).", ""]
     if plot:
         lines += [f"![accuracy against depth]({plot})", ""]
-    header = ["L_k", "layers", "seeds", *(f"{_bin(b)}" for b in bins), f"each seed on {_bin(bins[-1])}", "expected",
+    header = ["L_k", "layers", "seeds (read/run)", *(f"{_bin(b)}" for b in bins), f"each seed on {_bin(bins[-1])}", "expected",
               "observed", "vs expected", "published (bin unknown)", "vs published"]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         o = row.observed
         cells = o.cells() or ["-"] * len(bins)
         lines.append("| " + " | ".join([
-            f"L{row.k}", str(row.depth), str(o.seeds), *cells, o.seeds_on_longest(), row.expected, row.outcome or "-",
+            f"L{row.k}", str(row.depth), o.counted(), *cells, o.seeds_on_longest(), row.expected, row.outcome or "-",
             row.agreement(None if row.expected == "open" else row.expected),
             "-" if row.published is None else f"{row.published:g}", row.agreement(row.published_outcome)]) + " |")
     predicted = sorted({(r.k, r.at_least, r.program_depth) for r in rows})
@@ -235,17 +262,17 @@ def length_bounds(task_name: str) -> TrainingLength:
 def length_markdown(rows: Sequence[LengthRow], bounds: dict[str, TrainingLength], plot: str | None) -> str:
     lines = ["# Training-length experiment", "",
              "NoPE decoders (2 layers, 2 heads, width 64) trained on inputs of at most N symbols, tested on "
-             f"{_bin(rows[0].bins[-1])}; accuracy in percent: the mean over seeds with its 95% interval, and every "
-             "seed. "
+             f"{_bin(rows[0].bins[-1])}; accuracy in percent: the mean over the seeds that fit their training "
+             f"lengths (at least {100 * LEARNED:.0f}%; all where none did) with its 95% interval, and every seed. "
              "The bounds are those of `crasp predict` for idealized learners that see every input up to N.", ""]
     if plot:
         lines += [f"![accuracy against the longest training input]({plot})", ""]
-    lines += ["| task | N | seeds | training lengths | " + _bin(rows[0].bins[-1]) + " | each seed on "
+    lines += ["| task | N | seeds (read/run) | training lengths | " + _bin(rows[0].bins[-1]) + " | each seed on "
               + _bin(rows[0].bins[-1]) + " | outcome |", "|---|---|---|---|---|---|---|"]
     for row in rows:
         o = row.observed
         shown = o.cells() or ["-"] * len(row.bins)
-        lines.append(f"| {row.task} | {row.longest} | {o.seeds} | " + " | ".join(shown)
+        lines.append(f"| {row.task} | {row.longest} | {o.counted()} | " + " | ".join(shown)
                      + f" | {o.seeds_on_longest()} | {o.outcome or '-'} |")
     for task, found in bounds.items():
         lines += ["", f"{task}:", *(f"- {line}" for line in found.lines())]

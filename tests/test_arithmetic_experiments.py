@@ -151,6 +151,7 @@ def test_an_experiment_trains_probes_and_reports(tmp_path, monkeypatch):
     assert all(c.truncated is not None and c.trained == (2, 2) for c in outcome.curves)
     text = outcome.report.read_text()
     assert "## The toolkit's reasoning" in text and "## Accuracy by number of digits" in text
+    assert "95% interval (Student t over the seeds" in text and "standard deviation" not in text
     claims, reasons = _claims(outcome), _reasons(outcome)
     # The prediction is for the task as trained, D_2 (the registry's is D_4): mod 100 needs digit 2, which
     # every 1-digit input has at 0 in both operands and D_2 never does, so shorter inputs are not covered.

@@ -13,7 +13,7 @@ from tasks import registry
 
 from .arithmetic_claims import ABOVE, CASCADES_ABOVE, DOWNWARD, Cascades, Curve, Experiment, Kept, Run
 from .config import Variant
-from .report import (KEPT, Outcome, Row, bin_labels, figure, interval_cells, relative_verdict, row_of, save,
+from .report import (KEPT, RULE, Outcome, Row, bin_labels, figure, interval_cells, relative_verdict, row_of, save,
                      seed_cells, table_cells)
 from .statistics import compare_counts, compare_seeds, successes
 from .store import StoredRun
@@ -364,8 +364,8 @@ def markdown(experiment: Experiment, preset: str, results: Sequence[Validation],
     changed = f", its training changed: {overrides}" if overrides else ""
     lines = [f"# {experiment.name}: {experiment.reference}", "", f"Preset `{preset}`{changed}.", "",
              f"**The claim.** {experiment.claim}", "",
-             "Observed: mean ± standard deviation over counted seeds per length bin (the training bin is the first, "
-             "but for Xu et al.'s tasks, whose shorter lengths are a bin of their own). "
+             RULE + " Xu et al.'s shorter lengths are a bin of their own, before the training bin. A comparison of "
+             "two runs names its test, p-value and seeds; a single seed on either side is untested. "
              "The toolkit's prediction for absolute positions comes from its theory (APE and NoPE); for relative "
              "and uniform positions from the alignment check (does shifting the operands one digit move the answer "
              "as far as their digits, in token positions?); for attention biases it reads 'undetermined'.", "",

@@ -435,3 +435,18 @@ def test_every_paper_preset_run_builds_its_model_and_reads_its_training_data():
             batch = encoding.collate(TrainingStream(plan.task, 0).next(4))
             logits = model(batch.ids.to("meta"), batch.positions.to("meta"))
             assert logits.shape == (4, batch.ids.shape[1], len(encoding.vocabulary)), (run, plan.model.label)
+
+
+def test_published_numbers_keep_their_units_and_bins():
+    """Duan et al. publish percentages at single tested lengths, not per bin: the table says "bin
+    unknown" instead of setting 100 beside a fraction, and the list under "Published" keeps the
+    paper's unit and the tested length of each number."""
+    from types import SimpleNamespace
+
+    from validation.arithmetic_report import _published_cell, _published_line
+
+    line = _published_line(registry.get("duan_addition"))
+    assert "abc: 99.8% (trained on 6 digits, tested on 60" in line
+    unbinned = SimpleNamespace(published=(), variant="abc", task="duan_addition")
+    assert _published_cell(unbinned) == "bin unknown: see Published"
+    assert _published_cell(SimpleNamespace(published=(), variant="abs", task="duan_successor")) == "-"

@@ -1,8 +1,8 @@
 """Sets of tasks written the way a user writes them, each with its ground truth argued in its
 module, predicted at the default budget (the sequence set with twice its search time: synthesis
 decides it, and a loaded machine must not turn a program the timed search finds into "undetermined";
-the default's speed is a benchmark's, not a test's): no verdict is wrong, at least 90% of the APE and NoPE verdicts are decided, and every program found
-passes `crasp verify` and compiles exactly.
+the default's speed is a benchmark's, not a test's): no verdict is wrong, at least 90% of the APE
+and NoPE verdicts are decided, and every program found passes `crasp verify` and compiles exactly.
 
 tests/positional_user_tasks.py holds accept, next-character-set and one-token tasks that need
 positions (the positional construction decides them); tests/sequence_user_tasks.py holds seq2seq

@@ -170,7 +170,8 @@ def depth_markdown(rows: Sequence[DepthRow], plot: str | None) -> str:
     bins = rows[0].bins
     lines = ["# Depth experiment: L_k by NoPE transformers of 1 to 4 layers", "",
              "Accuracy in percent (a word counts when every position is right): per bin, the mean over the seeds "
-             f"that fit their training lengths (at least {100 * LEARNED:.0f}% on {_bin(bins[0])}; all seeds where "
+             f"that fit their training lengths (at least {100 * LEARNED:.0f}% on {_bin(bins[rows[0].observed.trained])}; "
+             "all seeds where "
              "none did) with its 95% interval, and every seed on the longest bin, those that did not fit marked "
              "and left out; *expected* comes from the layer bounds of "
              "`crasp predict` (fails: fewer layers than the published lower bound; generalizes: at least the count "
@@ -182,8 +183,8 @@ def depth_markdown(rows: Sequence[DepthRow], plot: str | None) -> str:
              "longest bin only as a label, not compared in value).", ""]
     if plot:
         lines += [f"![accuracy against depth]({plot})", ""]
-    header = ["L_k", "layers", "seeds (read/run)", *(f"{_bin(b)}" for b in bins), f"each seed on {_bin(bins[-1])}", "expected",
-              "observed", "vs expected", "published (bin unknown)", "vs published"]
+    header = ["L_k", "layers", "seeds (read/run)", *(f"{_bin(b)}" for b in bins), f"each seed on {_bin(bins[-1])}",
+              "expected", "observed", "vs expected", "published (bin unknown)", "vs published"]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         o = row.observed

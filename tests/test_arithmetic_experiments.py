@@ -8,6 +8,8 @@ import re
 from collections import Counter
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import pytest
 import scipy.stats
 import torch
@@ -345,6 +347,61 @@ def test_the_downward_claim_reads_shorter_and_longer_bins_apart():
     assert _agrees(row((0.9, 1.0, 0.75, 0.75)), claim) == "inconclusive: in between"
     assert _agrees(row((1.0, 0.5, 0.0, 0.0)), claim) == "inconclusive: not learned"
     assert _agrees(row((1.0, 0.1, 0.0), trained=0), claim) == "yes"  # no shorter bin: only the upward half
+
+
+def _measured_row(correct, examples=200, trained=0):
+    """A single-seed row whose bins are ``correct`` of ``examples`` inputs, with Wilson intervals."""
+    from validation.report import Row
+    from validation.statistics import decide, wilson
+
+    bins = (((1, 2), (3, 3), (4, 9), (10, 20)) if trained else ((1, 6), (7, 10), (11, 20), (21, 60)))[:len(correct)]
+    intervals = tuple(wilson(c, examples) for c in correct)
+    mean = tuple(c / examples for c in correct)
+    return Row("xu_addition" if trained else "duan_addition", "ape", "cpu", "m", bins, bins, trained,
+               "undetermined", "", 1, 1, mean, (0.0,) * len(mean), decide(intervals, trained), None, None,
+               intervals, (mean,), examples)
+
+
+def test_a_straddling_row_is_never_yes_or_no():
+    """Duan et al.'s abc-layers run read 0.800 [0.739, 0.850] on its longest bin: the claim
+    "generalizes" (kept: >= 0.8) can be neither confirmed nor refuted by it."""
+    from validation.arithmetic_report import _agrees
+
+    abc_layers = _measured_row((200, 197, 190, 160))
+    assert abc_layers.observed.value == "inconclusive"
+    assert _agrees(abc_layers, arithmetic.GENERALIZES) == "inconclusive: an interval straddles a threshold"
+    assert _agrees(abc_layers, arithmetic.FAILS) == "inconclusive: an interval straddles a threshold"
+    # a bin entirely below 0.8 settles "declines" (in between or collapsed: yes) though the longest
+    # bin straddles 0.7, which leaves the others open (in between reads inconclusive for them)
+    falling = _measured_row((200, 150, 140, 140))  # 0.70 [0.633, 0.759] on the longest
+    assert falling.observed.value == "inconclusive"
+    assert _agrees(falling, arithmetic.DECLINES) == "yes"
+    assert _agrees(falling, arithmetic.GENERALIZES) == "inconclusive: an interval straddles a threshold"
+    assert _agrees(falling, arithmetic.FAILS) == "inconclusive: an interval straddles a threshold"
+    # Xu et al.'s downward claim: a shorter bin at 0.78 whose interval reaches 0.8 does not fail it
+    assert _agrees(_measured_row((156, 200, 0, 0), trained=1), arithmetic.DOWNWARD) == \
+        "inconclusive: an interval straddles a threshold"
+    assert _agrees(_measured_row((130, 200, 0, 0), trained=1), arithmetic.DOWNWARD) == \
+        "no: fails downward (1-2 digits 0.650)"
+    assert _agrees(_measured_row((200, 200, 1, 0), trained=1), arithmetic.DOWNWARD) == "yes"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 200), min_size=3, max_size=4), st.integers(0, 1),
+       st.sampled_from([arithmetic.GENERALIZES, arithmetic.FAILS, arithmetic.DECLINES, arithmetic.DOWNWARD]),
+       st.randoms(use_true_random=False))
+def test_a_yes_or_no_holds_at_every_accuracy_inside_the_intervals(correct, trained, claimed, rng):
+    """Soundness against sampling: where the report answers yes or no, accuracies drawn anywhere
+    inside the intervals (and their ends) read as exact give the same answer."""
+    from validation.arithmetic_report import _agrees, _at_values
+
+    row = _measured_row(tuple(correct), trained=trained)
+    answer = _agrees(row, claimed).split(":")[0]
+    if answer == "inconclusive":
+        return
+    for _ in range(50):
+        values = [rng.choice((i.low, i.high, rng.uniform(i.low, i.high))) for i in row.intervals]
+        assert _at_values(row, values, claimed).split(":")[0] == answer, values
 
 
 def test_xu_claims_say_which_moduli_generalize_in_both_directions():

@@ -4,6 +4,7 @@ truncated operands, carry cascades) and accuracy along training, as tables and p
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,7 @@ from .arithmetic_claims import ABOVE, CASCADES_ABOVE, DOWNWARD, Cascades, Curve,
 from .config import Variant
 from .report import (KEPT, RULE, Outcome, Row, bin_labels, figure, interval_cells, relative_verdict, row_of, save,
                      seed_cells, table_cells)
-from .statistics import compare_counts, compare_seeds, successes
+from .statistics import allowed_values, compare_counts, compare_seeds, decide, point, successes
 from .store import StoredRun
 from .sweep import Validation
 
@@ -42,12 +43,49 @@ def _agrees(row: Row | None, claimed: str, table: Sequence[Row] = (), found: Seq
         other = _row(table, row.task, variant)
         assert other is not None  # else _uncomparable gives a reason
         return _above(row, other)
+    if any(i.low < i.high for i in row.intervals):
+        return _across_intervals(row, claimed)
+    return _at_points(row, claimed)
+
+
+def _at_points(row: Row, claimed: str) -> str:
+    """The agreement of a row about one run read from its outcome and means, as if they were exact."""
     if claimed == DOWNWARD:
         return _downward_only(row)
     accepted = CLAIMED[claimed]
-    if row.observed is Outcome.NOT_LEARNED or (row.observed is Outcome.BETWEEN and Outcome.BETWEEN not in accepted):
+    if row.observed in (Outcome.NOT_LEARNED, Outcome.INCONCLUSIVE) or (
+            row.observed is Outcome.BETWEEN and Outcome.BETWEEN not in accepted):
         return f"inconclusive: {row.observed.value}"  # in between settles neither "kept" nor "collapsed"
     return "yes" if row.observed in accepted else "no"
+
+
+def _at_values(row: Row, values: Sequence[float], claimed: str) -> str:
+    points = tuple(point(v) for v in values)
+    exact = dataclasses.replace(row, mean=tuple(values), intervals=points, observed=decide(points, row.trained))
+    return _at_points(exact, claimed)
+
+
+def _across_intervals(row: Row, claimed: str) -> str:
+    """The agreement of a row about one run, read from its intervals: "yes" or "no" (worded at the
+    means) only when every accuracy the intervals allow gives that answer; inconclusive when they
+    allow both, or the same inconclusive answer everywhere.
+
+    >>> from validation.statistics import Interval
+    >>> from validation.report import Row
+    >>> bins = (Interval(1.0, 0.981, 1.0, "Wilson"), Interval(0.8, 0.739, 0.85, "Wilson"))
+    >>> row = Row("t", "abc", "cpu", "m", ((1, 6), (7, 60)), (), 0, "undetermined", "", 1, 1, (1.0, 0.8), (0.0, 0.0),
+    ...           Outcome.INCONCLUSIVE, None, None, bins)
+    >>> _across_intervals(row, "generalizes")
+    'inconclusive: an interval straddles a threshold'
+    """
+    straddles = "inconclusive: an interval straddles a threshold"
+    if len(row.intervals) != len(row.bins) or len(row.bins) < 2:
+        return straddles
+    answers = {_at_values(row, values, claimed) for values in allowed_values(row.intervals)}
+    words = {answer.split(":")[0] for answer in answers}
+    if len(words) > 1 or (words == {"inconclusive"} and len(answers) > 1):
+        return straddles
+    return _at_values(row, row.mean, claimed)  # the means lie inside the intervals: the same answer
 
 
 def _beyond_training(row: Row) -> list[float]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import itertools
 import math
 import statistics
 from dataclasses import dataclass
@@ -182,6 +183,27 @@ def decide(bins: Sequence[Interval], trained: int = 0, *, learned: float = LEARN
     if any(b.below(kept) for b in others) and longest.above(collapsed):
         return Outcome.BETWEEN
     return Outcome.INCONCLUSIVE
+
+
+def allowed_values(bins: Sequence[Interval], thresholds: Sequence[float] = (COLLAPSED, KEPT, LEARNED)):
+    """Every way the bins' intervals allow the true accuracies to fall against the thresholds: one
+    tuple of values (one per bin) for each combination of the regions the thresholds cut the
+    intervals into. A conclusion that holds for every tuple holds whatever the accuracies are
+    inside their intervals; one that holds for some and not others is inconclusive.
+
+    >>> [values for values in allowed_values([point(1.0), Interval(0.8, 0.739, 0.850, "Wilson")])]
+    [(1.0, 0.739), (1.0, 0.8), (1.0, 0.825)]
+    """
+    def representatives(interval: Interval) -> list[float]:
+        cuts = sorted({interval.low, interval.high, *(t for t in thresholds if interval.low < t < interval.high)})
+        values = sorted(cuts + [(a + b) / 2 for a, b in zip(cuts, cuts[1:])])
+        regions: dict[tuple[bool, ...], float] = {}
+        for v in values:
+            regions.setdefault(tuple(v < t for t in thresholds) + tuple(v <= t for t in thresholds), v)
+        return list(regions.values())
+
+    choices = [representatives(b) for b in bins]
+    yield from itertools.product(*choices)
 
 
 # ---------------------------------------------------------------- comparisons of two conditions

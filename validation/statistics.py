@@ -26,7 +26,7 @@ import itertools
 import math
 import statistics
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterator, Sequence
 
 CONFIDENCE = 0.95
 """The two-sided confidence of every interval in the reports."""
@@ -185,7 +185,8 @@ def decide(bins: Sequence[Interval], trained: int = 0, *, learned: float = LEARN
     return Outcome.INCONCLUSIVE
 
 
-def allowed_values(bins: Sequence[Interval], thresholds: Sequence[float] = (COLLAPSED, KEPT, LEARNED)):
+def allowed_values(bins: Sequence[Interval],
+                   thresholds: Sequence[float] = (COLLAPSED, KEPT, LEARNED)) -> Iterator[tuple[float, ...]]:
     """Every way the bins' intervals allow the true accuracies to fall against the thresholds: one
     tuple of values (one per bin) for each combination of the regions the thresholds cut the
     intervals into. A conclusion that holds for every tuple holds whatever the accuracies are

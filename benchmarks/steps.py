@@ -31,12 +31,12 @@ def time_steps(group, steps: int) -> float:
     return time.perf_counter() - start
 
 
-def streamed_group(plan, variant, device: str):
-    """A one-seed :class:`validation.train.SeedGroup` of ``plan``'s model and batches, its data drawn
+def streamed_group(plan, variant, device: str, seeds: int = 1):
+    """A :class:`validation.train.SeedGroup` of ``seeds`` seeds of ``plan``'s model and batches, its data drawn
     as a stream rather than from a fixed training set (the set's size does not change a step's cost,
     and building 500,000 examples would dominate the timing)."""
     from validation.train import SeedGroup
 
     config = dataclasses.replace(plan.train, epochs=None, train_size=None, steps=10**6, eval_every=10**6,
                                  test_size=1)
-    return SeedGroup(plan.task, variant, plan.model, config, seeds=(0,), device=device)
+    return SeedGroup(plan.task, variant, plan.model, config, seeds=tuple(range(seeds)), device=device)

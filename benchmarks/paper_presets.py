@@ -30,6 +30,7 @@ import os
 import platform
 import sys
 from pathlib import Path
+from typing import Any
 
 import torch
 from tabulate import tabulate
@@ -57,7 +58,7 @@ def _published(task) -> bool:
 
 def algorithmic(args) -> list[dict]:
     """One record per algorithmic task with a published configuration and per APE / NoPE."""
-    preset, records = PRESETS["paper"], []
+    preset, records = PRESETS["paper"], list[dict[str, Any]]()
     for task in (t for t in registry.all_tasks() if t.family == "algorithmic" and _published(t)):
         for variant in ("ape", "nope"):
             kind = Variant.parse(variant)
@@ -86,7 +87,7 @@ def algorithmic(args) -> list[dict]:
 
 def arithmetic(args, names: list[str]) -> list[dict]:
     """One record per run of the arithmetic experiments ``names``, one seed each."""
-    rows, records, rates = [], [], {}
+    rows, records, rates = [], list[dict[str, Any]](), {}
     for name in names:
         for run in EXPERIMENTS[name].runs("paper"):
             calibrated = run.variant.startswith("abc")

@@ -30,7 +30,7 @@ from validation.cli import use_tensor_cores  # noqa: E402
 from validation.config import Variant  # noqa: E402
 from validation.protocol import PRESETS  # noqa: E402
 
-from steps import steps_per_second, streamed_group  # noqa: E402  (beside this script)
+from steps import steps_per_second, streamed_group, timing_arguments  # noqa: E402  (beside this script)
 
 RUNS = (("xu_addition", "ape"), ("sabbaghi_addition", "rpe"), ("duan_addition", "sinusoidal"))
 """One run per model size of the paper presets: 6l6h384d decoder, 6l8h768d encoder, 6l8h128d
@@ -45,10 +45,7 @@ def adamw(group, fused: bool) -> torch.optim.AdamW:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--steps", type=int, default=20)
-    parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--repeats", type=int, default=3)
+    timing_arguments(parser, steps=20, warmup=5)
     args = parser.parse_args()
     use_tensor_cores(args.device)
     records, rows = [], []

@@ -44,7 +44,7 @@ from validation.cli import use_tensor_cores  # noqa: E402
 from validation.config import Variant  # noqa: E402
 from validation.protocol import LARGE_LAYERS, PRESETS  # noqa: E402
 
-from steps import steps_per_second, streamed_group  # noqa: E402  (beside this script)
+from steps import steps_per_second, streamed_group, timing_arguments  # noqa: E402  (beside this script)
 
 
 def _steps_per_second(plan, variant: Variant, device: str, steps: int, warmup: int, repeats: int,
@@ -59,12 +59,12 @@ def _published(task) -> bool:
 def algorithmic(args) -> list[dict]:
     """One record per algorithmic task with a published configuration and per APE / NoPE."""
     preset, records = PRESETS["paper"], list[dict[str, Any]]()
+    timing = (args.device, args.steps, args.warmup, args.repeats)
     for task in (t for t in registry.all_tasks() if t.family == "algorithmic" and _published(t)):
         for variant in ("ape", "nope"):
             kind = Variant.parse(variant)
             plan = preset.plan(task, kind)
             seeds = preset.seeds_for(task)
-            timing = (args.device, args.steps, args.warmup, args.repeats)
             alone = _steps_per_second(plan, kind, *timing)
             grouped = _steps_per_second(plan, kind, *timing, seeds=seeds)
             steps = plan.train.total_steps()
@@ -78,8 +78,9 @@ def algorithmic(args) -> list[dict]:
     rows = [[r["task"], r["variant"], r["model"], r["steps"], f"{r['steps_per_s_alone']:.1f}",
              f"{r['steps_per_s_group']:.1f}", f"{r['hours_min']:.2f}-{r['hours_max']:.2f}"] for r in records]
     print()
-    print(tabulate(rows, headers=["task", "variant", "model", "steps", "steps/s (1 seed)", "steps/s (5 seeds)",
-                                  "hours (5-15 seeds)"], tablefmt="github"))
+    group, most = preset.seeds, preset.seeds * preset.max_attempts
+    print(tabulate(rows, headers=["task", "variant", "model", "steps", "steps/s (1 seed)", f"steps/s ({group} seeds)",
+                                  f"hours ({group}-{most} seeds)"], tablefmt="github"))
     low, high = sum(r["hours_min"] for r in records), sum(r["hours_max"] for r in records)
     print(f"\nthe whole protocol, APE and NoPE: {low:.1f} to {high:.1f} hours")
     return records
@@ -123,10 +124,7 @@ def _write(args, name: str, records: list[dict], total: dict) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--steps", type=int, default=30)
-    parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--repeats", type=int, default=3)
+    timing_arguments(parser, steps=30, warmup=5)
     parser.add_argument("--experiments", default="algorithmic,xu,sabbaghi,duan",
                         help="comma-separated: algorithmic and any of " + ", ".join(EXPERIMENTS))
     args = parser.parse_args()

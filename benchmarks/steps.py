@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import statistics
 import time
 
 import torch
+
+
+def timing_arguments(parser: argparse.ArgumentParser, *, steps: int, warmup: int, repeats: int = 3) -> None:
+    """Add the flags every step timing takes: ``--device``, ``--steps``, ``--warmup``, ``--repeats``."""
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--steps", type=int, default=steps, help="steps per timing")
+    parser.add_argument("--warmup", type=int, default=warmup, help="untimed steps before the timings")
+    parser.add_argument("--repeats", type=int, default=repeats, help="timings; their median is quoted")
 
 
 def steps_per_second(group, steps: int, warmup: int, repeats: int) -> float:

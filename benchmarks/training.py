@@ -50,7 +50,7 @@ from validation.data import Batch, Encoding, VectorisedStream  # noqa: E402
 from validation.train import COMPILED_GRAPHS, SeedGroup, clip_per_seed_reference  # noqa: E402
 from validation.whole_step import WholeStep  # noqa: E402
 
-from steps import steps_per_second, time_steps  # noqa: E402  (beside this script)
+from steps import steps_per_second, time_steps, timing_arguments  # noqa: E402  (beside this script)
 from timing import median_time  # noqa: E402
 
 CONFIGS = (("bin_majority", "1l1h16d"), ("majority", "1l2h64d"), ("sort", "2l2h64d"))
@@ -224,11 +224,8 @@ def _write(args, name: str, records: list, merge: bool = False) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--device", default="cpu")
+    timing_arguments(parser, steps=20, warmup=3)
     parser.add_argument("--groups", default="4,8", help="group sizes to time (comma-separated)")
-    parser.add_argument("--steps", type=int, default=20)
-    parser.add_argument("--warmup", type=int, default=3)
-    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--compare", action="store_true",
                         help="time steps before and after the host-side speed-ups instead")
     parser.add_argument("--task", default="bin_majority", help="--compare: the task")

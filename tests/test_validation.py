@@ -16,7 +16,7 @@ from validation import protocol, report
 from validation.config import ModelConfig, RunSpec, TrainConfig, ValidationError, Variant
 from validation.data import IGNORE, Encoding, held_out_sets
 from validation.model import GPT, positional_penalty
-from validation.store import Store
+from validation.store import Store, StoredRun
 from validation.sweep import train_specs, validate
 from validation.train import SeedGroup
 
@@ -728,7 +728,7 @@ def test_report_json_gives_the_rows_and_the_written_paths(tiny_cli, tmp_path):
     (row,) = document["rows"]
     assert {"task", "variant", "preset", "model", "runs", "counted", "examples", "predicted", "basis", "bins",
             "mean", "spread", "intervals", "seeds", "observed", "published", "published_outcome", "agreement",
-            "trained", "published_bins"} == set(row)
+            "trained", "published_bins", "training_seconds"} == set(row)
     assert (row["task"], row["preset"], row["model"], row["runs"], row["counted"], row["examples"]) == \
         ("bin_majority", "tiny", "1l1h16d", 1, 1, QUICK.test_size)
     assert row["predicted"] == "generalizes" and row["observed"] in [o.value for o in report.Outcome]
@@ -766,6 +766,31 @@ def test_overrides_reach_the_run_are_stored_apart_and_found_again(monkeypatch, t
     # The report keeps them apart: a row each, told apart by the settings that differ.
     models = sorted(row.model for row in report.rows(Store(store)))
     assert models == ["1l1h16d [lr=0.0003, steps=4, eval_every=2]", "1l1h16d [lr=0.001, steps=6, eval_every=3]"]
+    # Read as the preset plans its runs now, the report keeps the preset's row and counts the other out.
+    out_dir = tmp_path / "planned"
+    status, out, err = _cli("report", "--store", store, "--preset", "tiny", "--as-planned", "--out", str(out_dir),
+                            "--json")
+    assert status == 0, err
+    assert [(row["model"], row["runs"]) for row in _document(out)["rows"]] == [("1l1h16d", 1)]
+    assert "1 stored run of this preset trained with other settings" in (out_dir / "report.md").read_text()
+    status, _, err = _cli("report", "--store", store, "--as-planned", "--out", str(out_dir))
+    assert status != 0 and "name the preset" in err
+
+
+def test_training_time_counts_a_group_once_and_overlapping_groups_once():
+    spec = RunSpec("bin_majority", "ape", TINY, QUICK, 0, "tiny")
+
+    def run(wall: float, recorded: str) -> StoredRun:
+        return StoredRun(spec, (1.0, 1.0, 1.0), 6, wall, False, (), "", recorded)
+
+    group = [run(100, "2026-01-01T10:01:40"), run(60, "2026-01-01T10:01:00"), run(100, "2026-01-01T10:01:42")]
+    assert report.training_seconds(group) == 102  # one group: from 10:00:00 to its last seed at 10:01:42
+    after = [run(50, "2026-01-01T10:03:00")]  # from 10:02:10, after the first group ended
+    assert report.training_seconds(group + after) == 152
+    beside = [run(120, "2026-01-01T10:02:30")]  # from 10:00:30, beside the first group: 48 s more
+    assert report.training_seconds(group + beside) == 150
+    assert report.training_seconds([run(7, "")]) == 7 and report.training_seconds([]) == 0
+    assert report.duration_text(report.training_seconds(group + after)) == "3 min"
 
 
 def test_a_toml_configuration_file_sets_the_training_and_the_model(monkeypatch, tmp_path):

@@ -262,8 +262,8 @@ def cmd_report(args, out, err) -> int:
             print(line, file=out)
     store = Store(args.store)  # checked when opened: a damaged store raises, naming the damage and --repair
     tasks = args.tasks or None
-    table = report.rows(store, preset=args.preset, tasks=tasks)
-    path = report.write(store, args.out, preset=args.preset, tasks=tasks, table=table)
+    table = report.rows(store, preset=args.preset, tasks=tasks, planned=args.as_planned)
+    path = report.write(store, args.out, preset=args.preset, tasks=tasks, table=table, planned=args.as_planned)
     if args.json:
         wanted = set(tasks) if tasks else None
         running = [r for r in report.running(store.in_progress())
@@ -450,6 +450,9 @@ def add_commands(commands) -> None:
     report_p.add_argument("tasks", nargs="*", metavar="TASK", help="only these tasks (default: every task in the store)")
     report_p.add_argument("--store", default=DEFAULT_STORE, help=f"run store folder (default {DEFAULT_STORE})")
     report_p.add_argument("--preset", help="only runs of this preset")
+    report_p.add_argument("--as-planned", action="store_true",
+                          help="with --preset: only the runs trained with the settings the preset plans now (runs of "
+                               "an earlier budget of the preset, or of --set, are left out and counted)")
     report_p.add_argument("--out", default="validation-report", help="folder for report.md and plots")
     report_p.add_argument("--repair", action="store_true",
                           help="first repair a damaged store: move a damaged runs.sqlite aside (never deleted), "

@@ -21,13 +21,15 @@ import dataclasses
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from tasks import registry
+from tasks.registry import TaskError
 
-from .config import RunSpec, Variant
-from .protocol import PRESETS
+from .config import RunSpec, ValidationError, Variant
+from .protocol import PRESETS, Preset
 from .statistics import COLLAPSED, CONFIDENCE, KEPT, LEARNED, Interval, Outcome, decide, mean_interval, point
 from .store import InProgress, Problem, Store, StoredRun
 
@@ -72,6 +74,9 @@ class Row:
     """Per counted seed, its accuracy on each bin."""
     examples: int | None = None
     """The test inputs per bin of each run."""
+    training_seconds: float = 0.0
+    """Wall time the row's runs trained, each group of seeds trained together counted once
+    (:func:`training_seconds`)."""
 
     @property
     def agreement(self) -> str:
@@ -167,13 +172,71 @@ def _prediction(task, variant: str, cache: dict) -> tuple[str, str]:
     return verdict.verdict.value, verdict.basis
 
 
-def rows(store: Store, *, preset: str | None = None, tasks: Iterable[str] | None = None) -> list[Row]:
-    """A row per (task, variant, model, preset) among the store's intact runs."""
+def training_seconds(runs: Sequence[StoredRun]) -> float:
+    """The wall time during which at least one of ``runs`` was training.
+
+    A run trained from its recording time less its wall time (a seed's wall time is its group's
+    time until that seed stopped, evaluation included), so the seeds of a group trained together
+    are counted once, groups trained one after another add up, and groups trained side by side
+    count the time they overlap once. Runs without a recording time add their own wall time.
+
+    >>> from validation.config import ModelConfig, TrainConfig
+    >>> spec = RunSpec("parity", "ape", ModelConfig(1, 1, 16), TrainConfig(), seed=0)
+    >>> def run(wall, end):  # a run that trained ``wall`` seconds and was recorded at 10:``end``
+    ...     return StoredRun(spec, (1.0,), 10, wall, False, (), "", f"2026-01-01T10:{end}")
+    >>> training_seconds([run(300, "05:00"), run(240, "04:00"), run(300, "10:00")])  # two groups
+    600.0
+    """
+    spans: list[tuple[datetime, datetime]] = []
+    total = 0.0
+    for run in runs:
+        try:
+            end = datetime.fromisoformat(run.finished_at)
+        except ValueError:
+            total += run.wall_time
+            continue
+        spans.append((end - timedelta(seconds=run.wall_time), end))
+    covered_to: datetime | None = None
+    for start, end in sorted(spans):
+        if covered_to is None or start > covered_to:
+            total += (end - start).total_seconds()
+        elif end > covered_to:
+            total += (end - covered_to).total_seconds()
+        covered_to = end if covered_to is None else max(covered_to, end)
+    return total
+
+
+def as_planned(run: StoredRun, preset: Preset) -> bool:
+    """Whether ``run`` trained with the settings ``preset`` plans for its task and variant now
+    (not an earlier budget of the preset, nor a ``--set`` override)."""
+    spec = run.spec
+    try:
+        plan = preset.plan(registry.get(spec.task), Variant.parse(spec.variant))
+    except (TaskError, ValidationError):  # a task or variant the preset no longer plans
+        return False
+    return (spec.model, spec.train, spec.train_range, spec.bins) == \
+        (plan.model, plan.train, plan.task.train_range, plan.task.bins)
+
+
+def selected(store: Store, *, preset: str | None = None, tasks: Iterable[str] | None = None,
+             planned: bool = False) -> list[StoredRun]:
+    """The store's intact runs of ``preset`` (None: any) and ``tasks`` (None: any); ``planned``: only
+    those trained as the preset plans them now (:func:`as_planned`)."""
+    if planned and preset not in PRESETS:
+        raise ValidationError(f"only the runs a preset plans now: name the preset ({', '.join(PRESETS)}), "
+                              f"not {preset!r}")
     wanted = set(tasks) if tasks is not None else None
+    return [run for run in store.runs(preset=preset) if (wanted is None or run.spec.task in wanted)
+            and (not planned or as_planned(run, PRESETS[str(preset)]))]
+
+
+def rows(store: Store, *, preset: str | None = None, tasks: Iterable[str] | None = None,
+         planned: bool = False) -> list[Row]:
+    """A row per (task, variant, model, preset) among the store's intact runs; ``planned``: only the
+    runs of ``preset`` trained as it plans them now (:func:`as_planned`)."""
     groups: dict[tuple, list[StoredRun]] = defaultdict(list)
-    for run in store.runs(preset=preset):
-        if wanted is None or run.spec.task in wanted:
-            groups[(run.spec.task, run.spec.variant, run.spec.preset, _model(run.spec), run.spec.train)].append(run)
+    for run in selected(store, preset=preset, tasks=tasks, planned=planned):
+        groups[(run.spec.task, run.spec.variant, run.spec.preset, _model(run.spec), run.spec.train)].append(run)
     predictions: dict = {}
     settings = _settings_apart(list(groups))
     ordered = sorted(groups.items(), key=lambda item: (item[0][:4], settings.get(item[0], "")))
@@ -228,7 +291,20 @@ def row_of(runs: Sequence[StoredRun], predictions: dict | None = None) -> Row:
                trained, predicted, basis, len(runs), len(counted), mean, spread,
                decide(intervals, trained) if intervals else Outcome.NOT_LEARNED, published,
                outcome(published, task.training_bin) if published else None,
-               intervals, tuple(tuple(r.accuracy) for r in counted), examples)
+               intervals, tuple(tuple(r.accuracy) for r in counted), examples, training_seconds(runs))
+
+
+def duration_text(seconds: float) -> str:
+    """A wall time as the report writes it.
+
+    >>> duration_text(42), duration_text(1500), duration_text(4 * 3600 + 1800)
+    ('42 s', '25 min', '4.5 h')
+    """
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def bin_labels(bins: Sequence[tuple[int, int]]) -> list[str]:
@@ -328,24 +404,32 @@ RULE = (f"Observed: per length bin, the mean over the counted seeds with its {CO
 
 def markdown(table: list[Row], problems: Sequence[Problem] = (), plots: dict[str, str] | None = None,
              title: str = "Length generalization: predicted, observed, published",
-             in_progress: Sequence[InProgress] = ()) -> str:
-    """The report as markdown: the table, the tally of agreements, plots, runs in progress and any
-    damaged runs."""
+             in_progress: Sequence[InProgress] = (), left_out: int = 0) -> str:
+    """The report as markdown: the table, the tally of agreements and training time, plots, runs in
+    progress and any damaged runs (``left_out``: runs of the preset trained with other settings than
+    it plans now, when the table holds only those it plans)."""
     lines = [f"# {title}", "", RULE, "",
-             "| task | variant | preset | model | seeds (counted/run) | test inputs per bin | prediction | length bins | "
-             f"observed: mean [{CONFIDENCE:.0%} interval] | each seed | outcome | published (paper's bins) | "
-             "published outcome | agrees |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| task | variant | preset | model | seeds (counted/run) | training time | test inputs per bin | prediction | "
+             f"length bins | observed: mean [{CONFIDENCE:.0%} interval] | each seed | outcome | published (paper's bins) "
+             "| published outcome | agrees |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in table:
         lines.append(
             f"| {row.task} | {row.variant} | {row.preset} | {row.model} | {row.counted}/{row.runs} | "
-            f"{row.examples or '-'} | {row.predicted} | {' / '.join(bin_labels(row.bins))} | "
+            f"{duration_text(row.training_seconds)} | {row.examples or '-'} | {row.predicted} | {' / '.join(bin_labels(row.bins))} | "
             f"{interval_cells(row.intervals)} | {seed_cells(row.seeds)} | {row.observed.value} | "
             f"{table_cells(row.published or ())} | "
             f"{row.published_outcome.value if row.published_outcome else '-'} | {row.agreement} |")
     tally = agreement(table)
     lines += ["", f"**{tally.rows} of {tally.of_rows} rows agree with the prediction "
                   f"({tally.tasks} of {tally.of_tasks} tasks with at least one agreeing row).**"]
+    if table:
+        lines += ["", f"Training time of these runs: {duration_text(sum(r.training_seconds for r in table))} in all "
+                      "(wall time on the machines that trained them, each group of seeds trained together counted "
+                      "once; evaluation included)."]
+    if left_out:
+        lines += ["", f"{left_out} stored run{'s' if left_out != 1 else ''} of this preset trained with other settings "
+                      "than it plans now (an earlier budget, or `--set`) are left out."]
     if plots:
         lines += ["", "## Accuracy against length", ""]
         lines += [f"![{name}]({path})" for name, path in sorted(plots.items())]
@@ -413,12 +497,16 @@ def plot(table: list[Row], task: str):
 
 
 def write(store: Store, out: str | Path, *, preset: str | None = None, tasks: Iterable[str] | None = None,
-          table: list[Row] | None = None) -> Path:
+          table: list[Row] | None = None, planned: bool = False) -> Path:
     """Write ``report.md`` and one PNG per task under ``out`` (``out/TASK.png``); returns the
-    markdown's path. ``table``: the store's :func:`rows` for ``preset`` and ``tasks``, if known."""
+    markdown's path. ``table``: the store's :func:`rows` for ``preset``, ``tasks`` and ``planned``,
+    if known."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    table = rows(store, preset=preset, tasks=tasks) if table is None else table
+    table = rows(store, preset=preset, tasks=tasks, planned=planned) if table is None else table
+    left_out = 0
+    if planned:
+        left_out = len(selected(store, preset=preset, tasks=tasks)) - sum(row.runs for row in table)
     plots = {}
     for task in sorted({row.task for row in table}):
         save(plot(table, task), out / f"{task}.png")
@@ -428,5 +516,5 @@ def write(store: Store, out: str | Path, *, preset: str | None = None, tasks: It
                if g.spec is None or ((preset is None or g.spec.preset == preset)
                                      and (wanted is None or g.spec.task in wanted))]
     path = out / "report.md"
-    path.write_text(markdown(table, store.problems, plots, in_progress=running), encoding="utf-8")
+    path.write_text(markdown(table, store.problems, plots, in_progress=running, left_out=left_out), encoding="utf-8")
     return path

@@ -136,6 +136,8 @@ class StoredRun:
     stopped_early: bool
     history: tuple[tuple[int, tuple[float, ...]], ...]
     checkpoint: str
+    finished_at: str = ""
+    """When the run was recorded, ``YYYY-MM-DDTHH:MM:SS`` in the recording machine's local time."""
 
     def to_json(self) -> dict:
         """The run as JSON: its store key, its spec as keyed (:meth:`RunSpec.to_json`), its results
@@ -490,7 +492,7 @@ class Store:
             spec_from_json(json.loads(fields["spec"])), accuracy, int(fields["steps"]), float(fields["wall_time"]),
             bool(fields["stopped_early"]),
             tuple((int(s), tuple(float(a) for a in acc)) for s, acc in json.loads(fields["history"])),
-            fields["checkpoint"])
+            fields["checkpoint"], str(fields["finished_at"]))
 
     # ------------------------------------------------------------ groups in progress
 

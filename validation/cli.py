@@ -265,10 +265,7 @@ def cmd_report(args, out, err) -> int:
     table = report.rows(store, preset=args.preset, tasks=tasks, planned=args.as_planned)
     path = report.write(store, args.out, preset=args.preset, tasks=tasks, table=table, planned=args.as_planned)
     if args.json:
-        wanted = set(tasks) if tasks else None
-        running = [r for r in report.running(store.in_progress())
-                   if r.spec is None or ((args.preset is None or r.spec.preset == args.preset)
-                                         and (wanted is None or r.spec.task in wanted))]
+        running = report.running(report.in_progress(store, preset=args.preset, tasks=tasks, planned=args.as_planned))
         _print_json({"store": args.store, "report": str(path),
                      "plots": {task: str(path.parent / f"{task}.png") for task in sorted({r.task for r in table})},
                      "rows": [row.to_json() for row in table],

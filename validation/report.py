@@ -206,10 +206,9 @@ def training_seconds(runs: Sequence[StoredRun]) -> float:
     return total
 
 
-def as_planned(run: StoredRun, preset: Preset) -> bool:
-    """Whether ``run`` trained with the settings ``preset`` plans for its task and variant now
-    (not an earlier budget of the preset, nor a ``--set`` override)."""
-    spec = run.spec
+def as_planned(spec: RunSpec, preset: Preset) -> bool:
+    """Whether the run ``spec`` trains with the settings ``preset`` plans for its task and variant
+    now (not an earlier budget of the preset, nor a ``--set`` override)."""
     try:
         plan = preset.plan(registry.get(spec.task), Variant.parse(spec.variant))
     except (TaskError, ValidationError):  # a task or variant the preset no longer plans
@@ -227,7 +226,18 @@ def selected(store: Store, *, preset: str | None = None, tasks: Iterable[str] | 
                               f"not {preset!r}")
     wanted = set(tasks) if tasks is not None else None
     return [run for run in store.runs(preset=preset) if (wanted is None or run.spec.task in wanted)
-            and (not planned or as_planned(run, PRESETS[str(preset)]))]
+            and (not planned or as_planned(run.spec, PRESETS[str(preset)]))]
+
+
+def in_progress(store: Store, *, preset: str | None = None, tasks: Iterable[str] | None = None,
+                planned: bool = False) -> list[InProgress]:
+    """The store's groups in training of ``preset`` and ``tasks`` (None: any), as :func:`selected`
+    chooses finished runs; a group saved before checkpoints named their configuration is kept."""
+    wanted = set(tasks) if tasks is not None else None
+    return [g for g in store.in_progress()
+            if g.spec is None or ((preset is None or g.spec.preset == preset)
+                                  and (wanted is None or g.spec.task in wanted)
+                                  and (not planned or as_planned(g.spec, PRESETS[str(preset)])))]
 
 
 def rows(store: Store, *, preset: str | None = None, tasks: Iterable[str] | None = None,
@@ -511,10 +521,7 @@ def write(store: Store, out: str | Path, *, preset: str | None = None, tasks: It
     for task in sorted({row.task for row in table}):
         save(plot(table, task), out / f"{task}.png")
         plots[task] = f"{task}.png"
-    wanted = set(tasks) if tasks is not None else None
-    running = [g for g in store.in_progress()
-               if g.spec is None or ((preset is None or g.spec.preset == preset)
-                                     and (wanted is None or g.spec.task in wanted))]
+    running = in_progress(store, preset=preset, tasks=tasks, planned=planned)
     path = out / "report.md"
     path.write_text(markdown(table, store.problems, plots, in_progress=running, left_out=left_out), encoding="utf-8")
     return path

@@ -434,9 +434,9 @@ def markdown(table: list[Row], problems: Sequence[Problem] = (), plots: dict[str
     lines += ["", f"**{tally.rows} of {tally.of_rows} rows agree with the prediction "
                   f"({tally.tasks} of {tally.of_tasks} tasks with at least one agreeing row).**"]
     if table:
-        lines += ["", f"Training time of these runs: {duration_text(sum(r.training_seconds for r in table))} in all "
-                      "(wall time on the machines that trained them, each group of seeds trained together counted "
-                      "once; evaluation included)."]
+        lines += ["", f"Training time of these runs, the rows' added up: {duration_text(sum(r.training_seconds for r in table))} "
+                      "(wall time on the machines that trained them, evaluation included; each group of seeds trained "
+                      "together counted once, rows trained side by side each their own)."]
     if left_out:
         lines += ["", f"{left_out} stored run{'s' if left_out != 1 else ''} of this preset trained with other settings "
                       "than it plans now (an earlier budget, or `--set`) are left out."]

@@ -217,27 +217,35 @@ def as_planned(spec: RunSpec, preset: Preset) -> bool:
         (plan.model, plan.train, plan.task.train_range, plan.task.bins)
 
 
-def selected(store: Store, *, preset: str | None = None, tasks: Iterable[str] | None = None,
-             planned: bool = False) -> list[StoredRun]:
-    """The store's intact runs of ``preset`` (None: any) and ``tasks`` (None: any); ``planned``: only
-    those trained as the preset plans them now (:func:`as_planned`)."""
+def _chooser(preset: str | None, tasks: Iterable[str] | None, planned: bool):
+    """Whether a run's spec is of ``preset`` (None: any) and ``tasks`` (None: any), and, with
+    ``planned``, trained as the preset plans it now (:func:`as_planned`)."""
     if planned and preset not in PRESETS:
         raise ValidationError(f"only the runs a preset plans now: name the preset ({', '.join(PRESETS)}), "
                               f"not {preset!r}")
     wanted = set(tasks) if tasks is not None else None
-    return [run for run in store.runs(preset=preset) if (wanted is None or run.spec.task in wanted)
-            and (not planned or as_planned(run.spec, PRESETS[str(preset)]))]
+
+    def chosen(spec: RunSpec) -> bool:
+        return ((preset is None or spec.preset == preset) and (wanted is None or spec.task in wanted)
+                and (not planned or as_planned(spec, PRESETS[str(preset)])))
+
+    return chosen
+
+
+def selected(store: Store, *, preset: str | None = None, tasks: Iterable[str] | None = None,
+             planned: bool = False) -> list[StoredRun]:
+    """The store's intact runs of ``preset`` (None: any) and ``tasks`` (None: any); ``planned``: only
+    those trained as the preset plans them now (:func:`as_planned`)."""
+    chosen = _chooser(preset, tasks, planned)
+    return [run for run in store.runs(preset=preset) if chosen(run.spec)]
 
 
 def in_progress(store: Store, *, preset: str | None = None, tasks: Iterable[str] | None = None,
                 planned: bool = False) -> list[InProgress]:
-    """The store's groups in training of ``preset`` and ``tasks`` (None: any), as :func:`selected`
-    chooses finished runs; a group saved before checkpoints named their configuration is kept."""
-    wanted = set(tasks) if tasks is not None else None
-    return [g for g in store.in_progress()
-            if g.spec is None or ((preset is None or g.spec.preset == preset)
-                                  and (wanted is None or g.spec.task in wanted)
-                                  and (not planned or as_planned(g.spec, PRESETS[str(preset)])))]
+    """The store's groups in training that :func:`selected` would choose once finished; a group saved
+    before checkpoints named their configuration is kept."""
+    chosen = _chooser(preset, tasks, planned)
+    return [g for g in store.in_progress() if g.spec is None or chosen(g.spec)]
 
 
 def rows(store: Store, *, preset: str | None = None, tasks: Iterable[str] | None = None,

@@ -125,6 +125,32 @@ def _compact(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Te
     return rows, columns, matrix
 
 
+def fingerprint(weight: torch.Tensor) -> tuple:
+    """What identifies a weight's current values for the caches of its compact form: the tensor,
+    its in-place version, and where its storage is and what it holds (``module.to(device)`` or
+    ``.to(dtype)`` keeps the parameter object and its version but swaps its storage).
+
+    >>> w = torch.nn.Parameter(torch.ones(2, 2))
+    >>> before = fingerprint(w)
+    >>> w.data = w.data.to(torch.float64)
+    >>> fingerprint(w) == before
+    False
+    """
+    storage = weight._values() if weight.is_sparse else weight
+    return id(weight), weight._version, storage.data_ptr(), weight.device, weight.dtype
+
+
+def _remember(cache: dict, weight: torch.Tensor) -> bool:
+    """Whether ``cache`` was made for ``weight`` as it is now; if not, it is emptied and keyed to
+    it. The cache holds the storage its key names, so that no later storage takes its address."""
+    key = fingerprint(weight)
+    if cache.get("key") == key:
+        return True
+    cache.clear()
+    cache["key"], cache["held"] = key, (weight._values() if weight.is_sparse else weight).detach()
+    return False
+
+
 def project(x: torch.Tensor, weight: torch.Tensor, cache: dict) -> tuple[torch.Tensor, torch.Tensor]:
     """``x @ weight`` on the columns it can change: returns (columns, values over them).
 
@@ -132,9 +158,8 @@ def project(x: torch.Tensor, weight: torch.Tensor, cache: dict) -> tuple[torch.T
     dimensions, so only the rows and columns with a nonzero entry take part; the nonzero
     products and their sums are the ones a dense product would form.
     """
-    key = (id(weight), weight._version)
-    if cache.get("key") != key:
-        cache["key"], cache["compact"] = key, _compact(weight.detach() if not weight.requires_grad else weight)
+    if not _remember(cache, weight):
+        cache["compact"] = _compact(weight.detach() if not weight.requires_grad else weight)
     rows, columns, matrix = cache["compact"]
     if weight.requires_grad:  # a model being trained: the plain product keeps the gradient
         return torch.arange(weight.shape[1], device=x.device), x @ weight
@@ -248,9 +273,8 @@ class Attention(nn.Module):
 
     def _flat_weights(self) -> tuple[torch.Tensor, torch.Tensor]:
         cache = self._caches["flat"]
-        key = (id(self.W_V), self.W_V._version, id(self.W_O), self.W_O._version)
-        if cache.get("key") != key:  # kept, so that project() finds its own cache for them
-            cache["key"] = key
+        fresh = [_remember(cache.setdefault(name, {}), weight) for name, weight in (("v", self.W_V), ("o", self.W_O))]
+        if not all(fresh) or "weights" not in cache:  # kept, so that project() finds its own cache for them
             cache["weights"] = (heads_as_matrix(self.W_V, False), heads_as_matrix(self.W_O, True))
         return cache["weights"]
 

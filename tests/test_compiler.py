@@ -94,6 +94,29 @@ def test_dense_attention_equals_the_prefix_sum_path():
     assert torch.allclose(fast, dense, rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("name", ["dyck1", "anbncn", "contains_ab"])
+def test_a_model_cast_or_changed_after_a_forward_pass_reads_its_new_weights(name):
+    """The compact weights a forward pass caches follow a cast of the model and a change of its
+    values (``.data`` replaced: same parameter, same version)."""
+    checked = check(library.load(name))
+    model = compile(checked)
+    inputs, offs = random_inputs(checked, 3, 40, np.random.default_rng(4))
+    assert compare(model, checked, inputs, offs).ok
+    model.to(torch.float64)
+    assert compare(model, checked, inputs, offs).ok
+    from limit_transformer.runner import prepare
+
+    tokens, positions, _ = prepare(model, inputs, np.asarray(offs))
+    assert model(tokens, positions).dtype == torch.float64
+    before = model(tokens, positions)
+    unembed = model.W_U.data.clone()
+    model.W_U.data = torch.zeros_like(unembed)  # a new storage: the outputs must all read False
+    assert not model.outputs(before).any()
+    model.W_U.data = unembed
+    model.to(torch.float32)
+    assert compare(model, checked, inputs, offs).ok
+
+
 def test_float32_model_is_exact_on_long_inputs():
     checked = check(library.load("dyck1"))
     model = compile(checked, CompileConfig(max_length=20000, dtype="float32"))

@@ -85,3 +85,35 @@ def test_batches_reach_the_gpu_without_waiting_and_intact():
     for name in ("ids", "positions", "targets", "mask"):
         got, want = getattr(moved, name), getattr(batch, name)
         assert got.is_cuda and torch.equal(got.cpu(), want)
+
+
+@pytest.mark.parametrize("name", ["dyck1", "contains_ab", "anbncn"])
+def test_a_compiled_model_moved_to_the_gpu_answers_as_on_the_cpu(name):
+    """A compiled Limit Transformer run once on the CPU, then moved: its cached compact weights
+    follow it, and the GPU's outputs are the interpreter's."""
+    from crasp import check, library
+    from limit_transformer import compile
+    from limit_transformer.agreement import compare, random_inputs
+    from limit_transformer.runner import prepare
+
+    checked = check(library.load(name))
+    model = compile(checked)
+    inputs, offsets = random_inputs(checked, 4, 200, np.random.default_rng(1))
+    assert compare(model, checked, inputs, offsets).ok
+    tokens, positions, _ = prepare(model, inputs, np.asarray(offsets))
+    on_cpu = model.outputs(model(tokens, positions))
+    model.to("cuda")
+    on_gpu = model.outputs(model(tokens.cuda(), positions.cuda()))
+    assert on_gpu.is_cuda and torch.equal(on_gpu.cpu(), on_cpu)
+    assert compare(model, checked, inputs, offsets).ok
+
+
+def test_the_compile_command_verifies_on_the_gpu(capsys):
+    from crasp import check, library
+    from crasp.cli import main
+    from limit_transformer import CompileConfig, compile
+
+    assert compile(check(library.load("dyck1")), CompileConfig(device="cuda")).W_E.is_cuda
+    status = main(["compile", "dyck1", "--device", "cuda", "--verify-length", "500", "--count", "3"])
+    out = capsys.readouterr().out
+    assert status == 0 and "verification: " in out

@@ -39,10 +39,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tasks import registry  # noqa: E402
-from validation.arithmetic import EXPERIMENTS  # noqa: E402
-from validation.cli import use_tensor_cores  # noqa: E402
+from validation.experiments.arithmetic import EXPERIMENTS  # noqa: E402
+from validation.training.device import use_tensor_cores  # noqa: E402
 from validation.config import Variant  # noqa: E402
-from validation.protocol import LARGE_LAYERS, PRESETS  # noqa: E402
+from validation.runs.protocol import LARGE_LAYERS, PRESETS  # noqa: E402
 
 from steps import steps_per_second, streamed_group, timing_arguments  # noqa: E402  (beside this script)
 

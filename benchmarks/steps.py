@@ -19,7 +19,7 @@ def timing_arguments(parser: argparse.ArgumentParser, *, steps: int, warmup: int
 
 
 def steps_per_second(group, steps: int, warmup: int, repeats: int) -> float:
-    """Optimizer steps per second of a :class:`validation.train.SeedGroup`: the median of
+    """Optimizer steps per second of a :class:`validation.training.group.SeedGroup`: the median of
     ``repeats`` timings of ``steps`` steps, after ``warmup`` untimed ones; on a GPU each timing
     waits for the device to finish."""
     for _ in range(warmup):
@@ -41,10 +41,10 @@ def time_steps(group, steps: int) -> float:
 
 
 def streamed_group(plan, variant, device: str, seeds: int = 1):
-    """A :class:`validation.train.SeedGroup` of ``seeds`` seeds of ``plan``'s model and batches, its data drawn
+    """A :class:`validation.training.group.SeedGroup` of ``seeds`` seeds of ``plan``'s model and batches, its data drawn
     as a stream rather than from a fixed training set (the set's size does not change a step's cost,
     and building 500,000 examples would dominate the timing)."""
-    from validation.train import SeedGroup
+    from validation.training.group import SeedGroup
 
     config = dataclasses.replace(plan.train, epochs=None, train_size=None, steps=10**6, eval_every=10**6,
                                  test_size=1)

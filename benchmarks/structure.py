@@ -2,7 +2,8 @@
 
 The layers, lowest first: ``crasp`` (the language) -> ``limit_transformer`` (the compiler) ->
 ``tasks`` (the suite and the prediction, which reads compiled depths) -> ``validation`` (training,
-the demo). A module may import its own
+the demo), and within ``validation`` the stages of one run (:data:`STAGES`: positions -> config -> data ->
+models -> training -> runs -> reports -> experiments -> cli). A module may import its own
 package and the layers below; an *upward* import (or a module-name string of a higher package,
 as in ``import_module("tasks.cli")``) makes a lower package depend on a higher one. Every import
 counts, including those inside functions.
@@ -25,6 +26,9 @@ import networkx as nx
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYER = {"crasp": 0, "limit_transformer": 1, "tasks": 2, "validation": 3}
+STAGES = {"validation": ("positions", "config", "data", "models", "training", "runs", "reports", "experiments", "cli")}
+"""Within a package, its sub-packages and modules in the order one run flows through them: a stage
+imports only itself and the stages before it (an import of a later stage is an upward import)."""
 DISPATCH = re.compile(
     r"""\btask\.name\s*(==|!=|\bin\s*[(\[{]|\.startswith\(|\.endswith\()"""
     r"""|\b(positions|variant|scheme)\s*(==|!=)\s*["']"""
@@ -85,6 +89,16 @@ def _runtime_nodes(tree: ast.AST):
             stack.append(child)
 
 
+def stage(module: str) -> int | None:
+    """The place of ``module`` among its package's :data:`STAGES` (None: the package has none, or
+    the module is the package itself)."""
+    top, _, rest = module.partition(".")
+    order = STAGES.get(top)
+    if not order or not rest:
+        return None
+    return order.index(rest.split(".")[0]) if rest.split(".")[0] in order else None
+
+
 def upward(table: dict[str, Path]) -> list[Finding]:
     out = []
     for module, path in table.items():
@@ -93,6 +107,9 @@ def upward(table: dict[str, Path]) -> list[Finding]:
             top = target.split(".")[0]
             if top in LAYER and top != own and LAYER[top] >= LAYER[own]:
                 out.append(Finding(module, line, f"imports {target}"))
+            here, there = stage(module), stage(target)
+            if top == own and here is not None and there is not None and there > here:
+                out.append(Finding(module, line, f"imports {target}, a later stage of {own}"))
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 top = node.value.split(".")[0]

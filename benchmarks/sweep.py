@@ -22,9 +22,9 @@ from tabulate import tabulate
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from validation import protocol  # noqa: E402
+from validation.runs import protocol  # noqa: E402
 from validation.config import ModelConfig, TrainConfig  # noqa: E402
-from validation.executors import RayExecutor, Sequential, Settings, plan_jobs, require_ray  # noqa: E402
+from validation.runs.executors import RayExecutor, Sequential, Settings, plan_jobs, require_ray  # noqa: E402
 
 TASKS = ["bin_majority", "parity", "majority", "unique_copy"]
 

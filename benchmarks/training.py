@@ -10,8 +10,8 @@ The speed-up is (S x seed-steps of the group per second) / (steps of one seed pe
 ``--compare`` times instead the host-side work of a step before and after it was made faster
 (fused per-seed clipping, numpy collation; ``--compile``: also the torch.compile'd step) for
 ``--models`` x ``--seeds`` on ``--task``. "Before" runs the same group with the reference paths
-kept beside the fast ones (:func:`validation.train.clip_per_seed_reference`,
-:meth:`validation.data.Encoding._collate_reference`), and the timings of the variants alternate
+kept beside the fast ones (:func:`validation.training.step.clip_per_seed_reference`,
+:meth:`validation.data.encoding.Encoding._collate_reference`), and the timings of the variants alternate
 within each repeat, so a busy machine slows them alike; it prints the table of
 docs/performance.md and writes ``benchmarks/results/training-compare-<device>.json``.
 
@@ -21,7 +21,7 @@ docs/performance.md and writes ``benchmarks/results/training-compare-<device>.js
 it (or drawing and framing it with the task's vectorised sampler), and the host floor, a step of a
 model with the same layers and heads, 2 wide per head, on one single-token example per seed (the
 operators of the full model, with negligible arithmetic), eager before and after and compiled
-(:mod:`validation.whole_step`); it writes ``benchmarks/results/training-host-<device>.json``.
+(:mod:`validation.training.compiled`); it writes ``benchmarks/results/training-host-<device>.json``.
 
     python benchmarks/training.py --host --models 6l6h384d,12l12h768d --seeds 1,5 --steps 20 --repeats 5
 """
@@ -46,9 +46,11 @@ sys.path.insert(0, str(ROOT))
 
 from tasks import registry  # noqa: E402
 from validation.config import ModelConfig, TrainConfig, Variant  # noqa: E402
-from validation.data import Batch, Encoding, VectorisedStream  # noqa: E402
-from validation.train import COMPILED_GRAPHS, SeedGroup, clip_per_seed_reference  # noqa: E402
-from validation.whole_step import WholeStep  # noqa: E402
+from validation.data.encoding import Batch, Encoding  # noqa: E402
+from validation.data.streams import VectorisedStream  # noqa: E402
+from validation.training.group import COMPILED_GRAPHS, SeedGroup  # noqa: E402
+from validation.training.step import clip_per_seed_reference  # noqa: E402
+from validation.training.compiled import WholeStep  # noqa: E402
 
 from steps import steps_per_second, time_steps, timing_arguments  # noqa: E402  (beside this script)
 from timing import median_time  # noqa: E402

@@ -176,7 +176,7 @@ class Task:
     distribution of ``sample_input``, ``draw_length`` and ``train_offset`` but another random stream."""
     scaffold: tuple[tuple[str, bool], ...] | None = None
     """Duan et al.'s attention-bias scaffold: the source line families each output reads, as
-    (family, moving) pairs (see :mod:`validation.attention_bias`); None where none is known."""
+    (family, moving) pairs (see :mod:`validation.models.attention_bias`); None where none is known."""
 
     @property
     def training_bin(self) -> int:

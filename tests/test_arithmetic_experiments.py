@@ -18,13 +18,19 @@ from crasp.cli import main
 from tasks import registry
 from tasks.arithmetic import (cascade_pair, cascade_x, distribution_of, longest_cascade, sabbaghi_tasks,
                               truncate_operands)
-from validation import arithmetic, arithmetic_report, protocol
-from validation.arithmetic_report import uncounted
-from validation.data import Encoding, TrainingStream, held_out_sets
+from validation.experiments import arithmetic
+from validation.reports import arithmetic as arithmetic_report
+from validation.runs import protocol
+from validation.reports.arithmetic import uncounted
+from validation.data.encoding import Encoding
+from validation.data.streams import TrainingStream, held_out_sets
 from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
-from validation.probe import Trained, answered_as, by_length
-from validation.store import Store
-from validation.train import SeedGroup, build_model, leading_operand_width
+from validation.models.build import Trained
+from validation.experiments.probe import answered_as, by_length
+from validation.runs.store import Store
+from tasks.alignment import leading_operand_width
+from validation.training.group import SeedGroup
+from validation.models.build import build_model
 
 def _reference_cascade(a: int, b: int) -> int:
     """The digit sums of a + b as letters, least significant first (G: >= 10, P: 9, N: other); a
@@ -232,10 +238,10 @@ def _reasons(outcome):
 
 
 def test_the_history_table_spans_the_evaluations_after_the_training_range_is_learned():
-    from validation.arithmetic_report import LEARNED, Spread, after_learned, history_table, spreads
-    from validation.config import RunSpec
-    from validation.store import StoredRun
-    from validation.sweep import Validation
+    from validation.reports.arithmetic import LEARNED, Spread, after_learned, history_table, spreads
+    from validation.runs.spec import RunSpec
+    from validation.runs.store import StoredRun
+    from validation.runs.sweep import Validation
 
     spec = RunSpec("sabbaghi_addition", "rpe", ModelConfig(1, 2, 16, encoder=True), TrainConfig(), 3, "cpu",
                    (1, 5), ((1, 5), (6, 10), (11, 20)))
@@ -252,10 +258,10 @@ def test_the_history_table_spans_the_evaluations_after_the_training_range_is_lea
 
 
 def test_seeds_that_did_not_count_are_listed_with_what_they_learned():
-    from validation.arithmetic_report import uncounted_table
-    from validation.config import RunSpec
-    from validation.store import StoredRun
-    from validation.sweep import Validation
+    from validation.reports.arithmetic import uncounted_table
+    from validation.runs.spec import RunSpec
+    from validation.runs.store import StoredRun
+    from validation.runs.sweep import Validation
 
     spec = RunSpec("xu_addition", "ape", ModelConfig(3, 3, 48), TrainConfig(), 0, "cpu", (3, 3),
                    ((1, 3), (4, 9), (10, 20)))
@@ -310,8 +316,9 @@ def test_crasp_arithmetic_refuses_unknown_experiments_and_changes_nothing(tmp_pa
 
 
 def test_agreement_with_the_papers_claim_reads_the_outcome():
-    from validation.arithmetic_report import _agrees
-    from validation.report import Outcome, Row
+    from validation.reports.arithmetic import _agrees
+    from validation.reports.generalization import Row
+    from validation.reports.statistics import Outcome
 
     def row(observed, counted=1):
         return Row("xu_addition", "ape", "cpu", "3l3h48d", ((1, 3),), ((1, 4),), 0, "does not generalize",
@@ -331,8 +338,8 @@ def test_agreement_with_the_papers_claim_reads_the_outcome():
 
 def test_the_downward_claim_reads_shorter_and_longer_bins_apart():
     """Xu et al.'s claim for absolute positions: right below the training length, wrong above."""
-    from validation.arithmetic_report import _agrees
-    from validation.report import Row, outcome
+    from validation.reports.arithmetic import _agrees
+    from validation.reports.generalization import Row, outcome
 
     def row(mean, trained=1):
         bins = ((1, 2), (3, 3), (4, 9), (10, 20))[1 - trained:]
@@ -351,8 +358,8 @@ def test_the_downward_claim_reads_shorter_and_longer_bins_apart():
 
 def _measured_row(correct, examples=200, trained=0):
     """A single-seed row whose bins are ``correct`` of ``examples`` inputs, with Wilson intervals."""
-    from validation.report import Row
-    from validation.statistics import decide, wilson
+    from validation.reports.generalization import Row
+    from validation.reports.statistics import decide, wilson
 
     bins = (((1, 2), (3, 3), (4, 9), (10, 20)) if trained else ((1, 6), (7, 10), (11, 20), (21, 60)))[:len(correct)]
     intervals = tuple(wilson(c, examples) for c in correct)
@@ -365,7 +372,7 @@ def _measured_row(correct, examples=200, trained=0):
 def test_a_straddling_row_is_never_yes_or_no():
     """Duan et al.'s abc-layers run read 0.800 [0.739, 0.850] on its longest bin: the claim
     "generalizes" (kept: >= 0.8) can be neither confirmed nor refuted by it."""
-    from validation.arithmetic_report import _agrees
+    from validation.reports.arithmetic import _agrees
 
     abc_layers = _measured_row((200, 197, 190, 160))
     assert abc_layers.observed.value == "inconclusive"
@@ -393,7 +400,7 @@ def test_a_straddling_row_is_never_yes_or_no():
 def test_a_yes_or_no_holds_at_every_accuracy_inside_the_intervals(correct, trained, claimed, rng):
     """Soundness against sampling: where the report answers yes or no, accuracies drawn anywhere
     inside the intervals (and their ends) read as exact give the same answer."""
-    from validation.arithmetic_report import _agrees, _at_values
+    from validation.reports.arithmetic import _agrees, _at_values
 
     row = _measured_row(tuple(correct), trained=trained)
     answer = _agrees(row, claimed).split(":")[0]
@@ -412,8 +419,9 @@ def test_xu_claims_say_which_moduli_generalize_in_both_directions():
 
 
 def test_a_comparative_claim_reads_both_rows():
-    from validation.arithmetic_report import _agrees
-    from validation.report import Outcome, Row
+    from validation.reports.arithmetic import _agrees
+    from validation.reports.generalization import Row
+    from validation.reports.statistics import Outcome
 
     def row(variant, mean, observed=Outcome.COLLAPSED, counted=1):
         return Row("sabbaghi_multiplication_1", variant, "cpu", "2l4h64d-enc", ((1, 5), (6, 10), (11, 15)),
@@ -445,9 +453,10 @@ def test_a_comparative_claim_reads_both_rows():
 
 
 def test_the_balanced_distribution_claim_reads_both_cascade_probes():
-    from validation.arithmetic import Cascades
-    from validation.arithmetic_report import _agrees
-    from validation.report import Outcome, Row
+    from validation.reports.arithmetic_claims import Cascades
+    from validation.reports.arithmetic import _agrees
+    from validation.reports.generalization import Row
+    from validation.reports.statistics import Outcome
 
     def row(task, observed=Outcome.COLLAPSED, counted=1):
         return Row(task, "rpe", "cpu", "2l4h64d-enc", ((1, 5), (6, 10)), ((1, 5), (6, 10)), 0, "generalizes",
@@ -500,7 +509,7 @@ def test_published_numbers_keep_their_units_and_bins():
     paper's unit and the tested length of each number."""
     from types import SimpleNamespace
 
-    from validation.arithmetic_report import _published_cell, _published_line
+    from validation.reports.arithmetic import _published_cell, _published_line
 
     line = _published_line(registry.get("duan_addition"))
     assert "abc: 99.8% (trained on 6 digits, tested on 60" in line

@@ -334,8 +334,8 @@ def test_the_text_prediction_shows_both():
 
 
 def test_the_experiments_run_and_report(tmp_path, monkeypatch):
-    from validation import depth
-    from validation.store import Store
+    from validation.experiments import depth
+    from validation.runs.store import Store
 
     monkeypatch.setattr(depth, "DEPTH_TRAIN", dataclasses.replace(depth.DEPTH_TRAIN, steps=4, eval_every=2,
                                                                   test_size=8, batch_size=4))
@@ -435,7 +435,7 @@ def test_the_depth_report_reads_cells_with_their_intervals():
     not learned (never a failure), seeds that split leave the cell inconclusive and are all shown,
     a learned cell far below 90% on the longest bin fails, and the published number is marked as of
     an unknown bin."""
-    from validation.depth_report import DepthRow, Observed, depth_markdown
+    from validation.reports.depth import DepthRow, Observed, depth_markdown
 
     def observed(seeds, examples=200):
         return Observed.of_seeds(seeds, examples)

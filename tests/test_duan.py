@@ -15,14 +15,16 @@ from hypothesis import strategies as st
 
 import tasks
 from tasks import registry
-from validation import attention_bias as lines
-from validation import protocol
+from validation.models import attention_bias as lines
+from validation.runs import protocol
 from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
-from validation.data import IGNORE, Encoding, exact_rows
-from validation.seq2seq import EncoderDecoder, calibrate
-from validation.store import Store
-from validation.sweep import validate
-from validation.train import SeedGroup, overwrite
+from validation.data.encoding import IGNORE, Encoding, exact_rows
+from validation.models.seq2seq import EncoderDecoder
+from validation.models.calibration import calibrate
+from validation.runs.store import Store
+from validation.runs.sweep import validate
+from validation.training.group import SeedGroup
+from validation.models.build import overwrite
 
 DUAN = ("duan_successor", "duan_addition", "duan_n_times_1", "duan_parity_scratchpad")
 
@@ -329,8 +331,8 @@ def test_abc_calibrates_each_seed_from_the_sinusoidal_run_of_that_seed(tiny_abc_
     _, result = tiny_abc_runs  # validate trained both stages into the store (the fixture)
     (first,) = [r for r in store.runs() if r.spec.variant == "sinusoidal"]
     (second,) = result.runs
-    from validation.probe import Trained
-    from validation.seq2seq import CALIBRATION_EXAMPLES, calibration_examples
+    from validation.models.build import Trained
+    from validation.models.calibration import CALIBRATION_EXAMPLES, calibration_examples
 
     trained = Trained.from_weights(small, Variant.parse("sinusoidal"), first.spec.model, store.weights(first))
     own, cross, used = calibrate(trained.model, trained.encoding,
@@ -342,7 +344,8 @@ def test_abc_calibrates_each_seed_from_the_sinusoidal_run_of_that_seed(tiny_abc_
 
 
 def test_duan_experiment_reports_the_lines_abc_kept(tiny_abc_runs, tmp_path, monkeypatch):
-    from validation import arithmetic, arithmetic_report
+    from validation.experiments import arithmetic
+    from validation.reports import arithmetic as arithmetic_report
 
     _tiny_parity_preset(monkeypatch)
     chosen = arithmetic.EXPERIMENTS["duan"]

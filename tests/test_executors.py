@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from validation import protocol
+from validation.runs import protocol
 from validation.config import ModelConfig, TrainConfig, ValidationError
-from validation.executors import Job, RayExecutor, Sequential, Settings, executor, plan_jobs
-from validation.store import Store
+from validation.runs.executors import Job, RayExecutor, Sequential, Settings, executor, plan_jobs
+from validation.runs.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 PAIRS = [("bin_majority", "ape"), ("parity", "ape")]
@@ -96,9 +96,9 @@ def test_a_failing_job_is_reported_and_the_others_finish(tmp_path, local_ray):
 
 SWEEP = textwrap.dedent("""
     import sys
-    from validation import protocol
+    from validation.runs import protocol
     from validation.config import ModelConfig, TrainConfig
-    from validation.executors import RayExecutor, Sequential, Settings, plan_jobs
+    from validation.runs.executors import RayExecutor, Sequential, Settings, plan_jobs
     preset = protocol.Preset("tiny", "tests", lambda task, variant: protocol.Plan(
         task, ModelConfig(1, 1, 16), TrainConfig(steps=600, batch_size=8, eval_every=20, test_size=8)),
         seeds=2, count_threshold=0.0)

@@ -10,8 +10,8 @@ import torch
 
 from tasks import registry
 from validation.config import ModelConfig, TrainConfig, Variant
-from validation.probe import Trained
-from validation.train import SeedGroup
+from validation.models.build import Trained
+from validation.training.group import SeedGroup
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
@@ -75,7 +75,7 @@ def test_a_trained_model_answers_alike_on_both_devices():
 def test_batches_reach_the_gpu_without_waiting_and_intact():
     """Batches go to the GPU from page-locked memory without blocking the host; what arrives is
     the batch."""
-    from validation.data import Encoding
+    from validation.data.encoding import Encoding
 
     task = registry.get("bin_majority")
     encoding = Encoding.of(task)

@@ -200,7 +200,7 @@ def test_fewer_digits_are_covered_exactly_when_the_answer_ignores_the_top_traine
     """Trained on D_3, a shorter input differs from training inputs only in its digit-3 pair (0, 0). By
     brute force over every 1-2 digit pair: the answer ignores any nonzero digit there exactly when
     p divides 100, and only then does the prediction count the shorter inputs as covered."""
-    from validation.protocol import trained_on
+    from validation.runs.protocol import trained_on
 
     def ignores_digit_3(p):
         apply = (lambda a, b: a + b) if operation == "addition" else (lambda a, b: a * b)
@@ -217,7 +217,7 @@ def test_fewer_digits_are_covered_exactly_when_the_answer_ignores_the_top_traine
 
 def test_a_modulus_whose_answer_needs_the_top_trained_digit_is_undetermined_below():
     """Mod 200 on D_3: longer inputs keep their answer (200 divides 10^3), shorter ones are not covered."""
-    from validation.protocol import trained_on
+    from validation.runs.protocol import trained_on
 
     mod200 = quick(trained_on(tasks.get("xu_mod200_addition"), 3)).ape
     assert mod200.verdict is Verdict.UNDETERMINED

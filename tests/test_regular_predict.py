@@ -124,7 +124,7 @@ def test_a_regular_expression_is_a_task_everywhere_a_task_is_named(tmp_path):
 
 
 def test_the_demo_decides_new_tasks():
-    from validation.demo import new_tasks
+    from validation.experiments.demo import new_tasks
 
     found = new_tasks()
     ape = found.divisible.ape

@@ -1,4 +1,4 @@
-"""The statistics of the reports (validation.statistics), against references written out here:
+"""The statistics of the reports (validation.reports.statistics), against references written out here:
 Wilson's formula, coverage by simulation, the outcome rule's error rates by simulation, and the
 two tests against brute-force enumerations."""
 
@@ -12,8 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from validation.statistics import (COLLAPSED, KEPT, LEARNED, Outcome, compare_counts, compare_seeds, decide,
-                                   mean_interval, point, wilson)
+from validation.reports.statistics import COLLAPSED, KEPT, LEARNED, Outcome, compare_counts, compare_seeds, decide, mean_interval, point, wilson
 
 @settings(deadline=None)
 @given(st.integers(1, 3000), st.data())

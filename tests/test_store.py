@@ -13,9 +13,10 @@ import time
 import pytest
 import torch
 
-import validation.store
-from validation.config import ModelConfig, RunSpec, TrainConfig, ValidationError
-from validation.store import RUN_METADATA, Store, repair
+import validation.runs.store
+from validation.config import ModelConfig, TrainConfig, ValidationError
+from validation.runs.spec import RunSpec
+from validation.runs.store import RUN_METADATA, Store, repair
 
 SPEC = RunSpec("bin_majority", "ape", ModelConfig(1, 1, 16), TrainConfig(steps=6, eval_every=3), 0, "tiny")
 HISTORY = [(3, (0.5, 0.4, 0.3)), (6, (1.0, 0.9, 0.8))]
@@ -169,7 +170,7 @@ def test_repair_takes_intact_rows_from_a_damaged_file(tmp_path, monkeypatch):
 
 def test_a_store_locked_by_another_program_is_not_called_damaged(tmp_path, monkeypatch):
     _record(Store(tmp_path), 0)
-    monkeypatch.setattr(validation.store, "BUSY_TIMEOUT", 0.1)
+    monkeypatch.setattr(validation.runs.store, "BUSY_TIMEOUT", 0.1)
     other = sqlite3.connect(tmp_path / "runs.sqlite", isolation_level=None)
     other.execute("BEGIN EXCLUSIVE")
     for opening in (Store, repair):
@@ -203,7 +204,7 @@ def _hammer(root: str, worker: int) -> list[str]:
     """One of the processes of the acceptance test: finished runs of its own, and one group's
     checkpoint that every process saves and reads. Writes are not flushed to disk (a power cut is
     not what this tests), which makes each some ten times faster."""
-    validation.store.SYNC = False
+    validation.runs.store.SYNC = False
     store = Store(root)
     wrong = []
     for k in range(ROUNDS):

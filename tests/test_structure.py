@@ -54,3 +54,20 @@ def test_the_measure_sees_an_upward_import(tmp_path, monkeypatch):
     found = {(f.module, f.what) for f in structure.upward(structure.modules())}
     assert ("crasp", "imports tasks") in found and ("tasks", "names module 'validation.cli'") in found
     assert ("limit_transformer", "imports tasks") in found  # siblings do not import each other
+
+
+def test_the_measure_sees_an_import_of_a_later_stage(tmp_path, monkeypatch):
+    """Within validation, a stage of one run (data) importing a later one (runs) is an upward import."""
+    structure = _structure()
+    for package in ("crasp", "limit_transformer", "tasks"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+    for folder in ("validation", "validation/data", "validation/runs"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "__init__.py").write_text("")
+    (tmp_path / "validation" / "data" / "streams.py").write_text("from validation.runs.store import Store\n")
+    (tmp_path / "validation" / "runs" / "store.py").write_text("from validation.data import streams\n")
+    monkeypatch.setattr(structure, "ROOT", tmp_path)
+    found = {(f.module, f.what) for f in structure.upward(structure.modules())}
+    assert found == {("validation.data.streams", "imports validation.runs.store, a later stage of validation"),
+                     ("validation.data.streams", "imports validation.runs.store.Store, a later stage of validation")}

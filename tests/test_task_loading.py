@@ -175,7 +175,7 @@ def test_a_sound_user_task_passes_and_is_verified(user_dir, capsys):
 
 def test_validation_data_check_the_reference(user_dir):
     pytest.importorskip("torch")
-    from validation.data import TrainingStream, held_out_sets
+    from validation.data.streams import TrainingStream, held_out_sets
 
     user_dir("tl_mod", USER_MODULE)
     with pytest.raises(TaskError, match="returned None on input"):

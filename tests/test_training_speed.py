@@ -8,8 +8,10 @@ import torch
 
 from tasks import registry
 from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
-from validation.data import Encoding, TrainingStream, held_out_sets
-from validation.train import SeedGroup, clip_per_seed, clip_per_seed_reference
+from validation.data.encoding import Encoding
+from validation.data.streams import TrainingStream, held_out_sets
+from validation.training.group import SeedGroup
+from validation.training.step import clip_per_seed, clip_per_seed_reference
 
 # ---------------------------------------------------------------- per-seed gradient clipping
 
@@ -169,7 +171,7 @@ def test_collate_refuses_what_the_reference_refuses():
 
 
 def test_compile_mode_comes_from_the_keyword_or_the_environment(monkeypatch):
-    from validation.train import COMPILE_VARIABLE, compile_mode
+    from validation.training.group import COMPILE_VARIABLE, compile_mode
 
     monkeypatch.delenv(COMPILE_VARIABLE, raising=False)
     assert compile_mode() is None and compile_mode(True) == "default"

@@ -12,13 +12,16 @@ import pytest
 import torch
 
 from tasks import registry
-from validation import protocol, report
-from validation.config import ModelConfig, RunSpec, TrainConfig, ValidationError, Variant
-from validation.data import IGNORE, Encoding, held_out_sets
-from validation.model import GPT, positional_penalty
-from validation.store import Store, StoredRun
-from validation.sweep import train_specs, validate
-from validation.train import SeedGroup
+from validation.runs import protocol
+from validation.reports import generalization as report
+from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
+from validation.runs.spec import RunSpec
+from validation.data.encoding import IGNORE, Encoding
+from validation.data.streams import held_out_sets
+from validation.models.gpt import GPT, positional_penalty
+from validation.runs.store import Store, StoredRun
+from validation.runs.sweep import train_specs, validate
+from validation.training.group import SeedGroup
 
 TINY = ModelConfig(1, 1, 16)
 QUICK = TrainConfig(steps=6, batch_size=8, eval_every=3, test_size=16)
@@ -434,7 +437,7 @@ def test_progress_names_the_first_stage_while_it_trains(tmp_path):
 def test_progress_moves_between_evaluations_with_the_loss(tmp_path, monkeypatch):
     """With the throttle at 0 s, every training step reports, with the loss, not only each
     evaluation (every 3 steps here)."""
-    from validation import train
+    from validation.training import group as train
 
     monkeypatch.setattr(train, "PROGRESS_EVERY", 0.0)
     seen = []
@@ -848,7 +851,7 @@ def test_a_bad_configuration_file_is_named(tmp_path, text, said):
 
 def test_device_auto_is_the_default_and_resolves_here():
     from crasp.cli import build_parser
-    from validation.train import device_name, resolve_device
+    from validation.training.device import device_name, resolve_device
 
     parser = build_parser()
     assert parser.parse_args(["validate", "sort"]).device == "auto"

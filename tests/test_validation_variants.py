@@ -8,11 +8,13 @@ import torch
 
 from tasks import registry
 from tasks.arithmetic import sabbaghi_tasks
-from validation import protocol
+from validation.runs import protocol
 from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
-from validation.data import Encoding
-from validation.model import GPT, Attention, relative_index
-from validation.train import SeedGroup, leading_operand_width
+from validation.data.encoding import Encoding
+from validation.models.gpt import GPT
+from validation.models.layers import Attention, relative_index
+from tasks.alignment import leading_operand_width
+from validation.training.group import SeedGroup
 
 
 def test_relative_variants_parse():

@@ -15,9 +15,11 @@ import torch
 from scipy import stats
 
 from tasks import registry, vectorised
-from validation.config import ModelConfig, RunSpec, TrainConfig, ValidationError, Variant
-from validation.data import Encoding, TrainingStream, VectorisedStream
-from validation.train import SeedGroup
+from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
+from validation.runs.spec import RunSpec
+from validation.data.encoding import Encoding
+from validation.data.streams import TrainingStream, VectorisedStream
+from validation.training.group import SeedGroup
 
 SAMPLED = [task.name for task in registry.all_tasks() if task.sample_batch is not None]
 DRAWS = 3_000

@@ -5,15 +5,18 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from validation.training.device import use_tensor_cores
+
 if TYPE_CHECKING:
     from tqdm import tqdm
+
 
 DEFAULT_STORE = "validation-runs"
 
 
 class _Bar:
     """A progress bar per group of seeds (tqdm), fed during training (every
-    :data:`validation.train.PROGRESS_EVERY` seconds, with the loss) and after every evaluation."""
+    :data:`validation.training.group.PROGRESS_EVERY` seconds, with the loss) and after every evaluation."""
 
     def __init__(self, label: str, err) -> None:
         self.label, self.err = label, err
@@ -42,11 +45,11 @@ def _task_names(args) -> list[str]:
     if args.family:
         names += registry.names(args.family)
         if not registry.names(args.family):
-            from .config import ValidationError
+            from validation.config import ValidationError
 
             raise ValidationError(f"no tasks in family {args.family!r}")
     if not names:
-        from .config import ValidationError
+        from validation.config import ValidationError
 
         raise ValidationError("name a TASK or give --family")
     return [registry.get(n).name for n in names]
@@ -81,23 +84,12 @@ def _device(args) -> None:
     """``args.device`` resolved (auto: cuda where torch sees a GPU, else cpu) and, for runs trained
     here, checked before any store is made; with ``--executor ray`` an auto device is resolved by
     each job on its own machine (``args.job_device``)."""
-    from .train import device_name, resolve_device
+    from validation.training.device import device_name, resolve_device
 
     args.job_device = args.device
     args.device = device_name(args.device)
     if getattr(args, "executor", "sequential") == "sequential":
         resolve_device(args.device)
-
-
-def use_tensor_cores(device: str) -> None:
-    """On a GPU, let float32 matrix products use TF32 tensor cores (float32 range, a 10-bit mantissa
-    in the products, float32 sums), as GPU training scripts commonly do: several times faster at the
-    paper presets' widths. Only the commands set it; the library leaves torch's setting alone."""
-    if device.startswith("cuda"):
-        import torch
-
-        torch.backends.cuda.matmul.allow_tf32 = True
-        torch.backends.cudnn.allow_tf32 = True
 
 
 def _with_sampler(plan, sampler: str, err):
@@ -116,7 +108,7 @@ def _sweep_elsewhere(args, pairs: list[tuple[str, str]], err, rules=None) -> set
     """With ``--executor ray``, train every (task, variant) as Ray tasks into the store first (the
     command then reads the results from it); the pairs that failed. ``rules``: the preset (with
     any overrides), else the one ``--preset`` names."""
-    from .executors import Settings, executor, plan_jobs
+    from validation.runs.executors import Settings, executor, plan_jobs
 
     chosen = executor(args.executor, address=args.address, cpus=args.cpus_per_run, gpus=args.gpus_per_run,
                       retries=args.retries)
@@ -136,8 +128,7 @@ def _make_plans(rules, pairs: list[tuple[str, str]]) -> None:
     """Make the plan of every (task, variant) under ``rules`` before the store is opened, so that a
     setting one of them cannot take is refused while nothing has changed."""
     from tasks import registry
-
-    from .config import Variant
+    from validation.config import Variant
 
     for task, variant in pairs:
         rules.plan(registry.get(task), Variant.parse(variant))
@@ -163,9 +154,9 @@ def _with_bars(err, work):
 
 def _experiment(args, out, err) -> int:
     """``crasp validate --experiment depth|training-length``: train its runs, write its report."""
-    from .config import ValidationError
-    from .depth import experiment, run
-    from .store import Store
+    from validation.config import ValidationError
+    from validation.experiments.depth import experiment, run
+    from validation.runs.store import Store
 
     experiment(args.experiment)  # an unknown name is refused before the store is created
     if (args.tasks or args.family or args.variant or args.grid or args.executor != "sequential" or args.preset != "cpu"
@@ -191,11 +182,11 @@ def _experiment(args, out, err) -> int:
 
 def cmd_validate(args, out, err) -> int:
     from tasks import registry
-
-    from . import protocol, report
-    from .config import Overrides, ValidationError, Variant
-    from .store import Store
-    from .sweep import search, validate
+    from validation.config import Overrides, ValidationError, Variant
+    from validation.reports import generalization as report
+    from validation.runs import protocol
+    from validation.runs.store import Store
+    from validation.runs.sweep import search, validate
 
     if args.experiment:
         return _experiment(args, out, err)
@@ -250,9 +241,9 @@ def cmd_validate(args, out, err) -> int:
 def cmd_report(args, out, err) -> int:
     import dataclasses
 
-    from . import report
-    from .config import ValidationError
-    from .store import Store, has_store, repair
+    from validation.config import ValidationError
+    from validation.reports import generalization as report
+    from validation.runs.store import Store, has_store, repair
 
     if not has_store(args.store):  # a store whose SQLite file is gone but whose checkpoints are not is refused by Store
         raise ValidationError(f"{args.store}: no run store here (run `crasp validate` first, or give --store)")
@@ -291,12 +282,12 @@ def _running_json(running) -> dict:
 
 
 def cmd_arithmetic(args, out, err) -> int:
-    from .arithmetic import experiment, run
-    from .arithmetic_report import claims
-    from .arithmetic_report import rows as arithmetic_rows
-    from .config import Overrides
-    from .protocol import overridden, preset
-    from .store import Store
+    from validation.config import Overrides
+    from validation.experiments.arithmetic import experiment, run
+    from validation.reports.arithmetic import claims
+    from validation.reports.arithmetic import rows as arithmetic_rows
+    from validation.runs.protocol import overridden, preset
+    from validation.runs.store import Store
 
     chosen = experiment(args.experiment)  # bad names are refused before the store is created
     rules = preset(args.preset)
@@ -336,7 +327,7 @@ def cmd_arithmetic(args, out, err) -> int:
 def cmd_demo(args, out, err) -> int:
     from pathlib import Path
 
-    from .demo import demo
+    from validation.experiments.demo import demo
 
     demo(Path(args.out), out)
     return 0
@@ -348,7 +339,7 @@ def _device_flag(parser) -> None:
 
 
 def _override_flags(parser) -> None:
-    from .config import OVERRIDABLE
+    from validation.config import OVERRIDABLE
 
     parser.add_argument("--set", action="append", metavar="KEY=VALUE",
                         help="replace a setting of the preset's training, e.g. lr=3e-4, steps=2000, model=2l2h64d "

@@ -20,17 +20,13 @@ Variant(name='ape_reg1e-3', scheme=PositionScheme(name='ape'), reg_coef=0.001, c
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import math
 import re
 from dataclasses import dataclass
 from typing import Any, Sequence, cast
 
 from crasp.errors import CraspError
-from tasks import registry
-
-from .positions import SCHEMES, PositionScheme
+from validation.positions import SCHEMES, PositionScheme
 
 
 class ValidationError(CraspError):
@@ -50,7 +46,7 @@ class ModelConfig:
     dropout: float = 0.0
     """While training, the share of embeddings, attention weights and residual-branch outputs
     zeroed (BERT's 0.1 in Sabbaghi et al.); label suffix ``-drop0.1``. A decoder or encoder of
-    :mod:`validation.model` only."""
+    :mod:`validation.models.gpt` only."""
 
     def __post_init__(self) -> None:
         if min(self.n_layer, self.n_head, self.d_model) < 1:
@@ -80,12 +76,19 @@ class ModelConfig:
                    dropout=float(match.group(5) or 0))
 
 
+LEARNED = 0.9
+"""Accuracy on the training bin (:attr:`tasks.registry.Task.training_bin`, the first bin for every
+task but Xu et al.'s) from which a run has learned the task: the reports' outcome threshold, and
+what a seed needs to count under the cpu preset."""
+
+
 RELATIVE_CLIP = 64
 """The default clipping distance of relative positions: offsets beyond +-64 share one vector."""
 
 
 SEQ2SEQ = {"sinusoidal": "sin", "abs": "abs", "abc": "abc"}
 """Duan et al.'s variants (the encoder-decoder) and the names of their schemes."""
+
 
 DUAN_KAPPA = 4.5
 """Duan et al.'s threshold for cross-attention lines (mean + 4.5 standard deviations)."""
@@ -107,7 +110,7 @@ class Variant:
       pair uses ``rpe<k>``;
     * ``sinusoidal``, ``abs``, ``abc``: Duan et al.'s encoder-decoder with sinusoidal positions,
       with attention bias scaffolding, or with calibrated attention biases
-      (:mod:`validation.seq2seq`); ``abc<kappa>`` keeps the cross-attention lines ``kappa``
+      (:mod:`validation.models.seq2seq`); ``abc<kappa>`` keeps the cross-attention lines ``kappa``
       standard deviations above the mean (``abc``: their 4.5); a suffix ``-layers`` (``abc-layers``,
       ``abc2-layers``) calibrates from every layer of the trained model, where Duan et al. read the
       last one only.
@@ -389,63 +392,3 @@ def _checked(key: str, value, where: str):
     if not math.isfinite(value) or value < 0 or (value == 0 and ">= 0" not in kind):
         raise wrong
     return value
-
-
-KEY_SCHEMA_VERSION = 1
-"""The layout of a run's store key. A field added later joins the key only when it differs from
-its default (:data:`KEY_OMITTED`), so every run stored before keeps its key; a change that cannot
-keep them raises this version, which then enters every key."""
-
-KEY_OMITTED = {
-    ("model", "encoder"): False,          # decoder-only runs keep the keys they had before encoders existed
-    ("model", "dropout"): 0.0,            # runs without dropout, those from before dropout
-    ("train", "start_from"): None,        # runs trained from a fresh initialisation, those from before fine-tuning
-    ("train", "stop_when_exact"): True,   # runs that stop once their training range is exact, the first behaviour
-    ("train", "sampler"): "python",       # runs drawn example by example, all those from before vectorised samplers
-}
-"""(section, field) -> the value at which the field is left out of the key."""
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    """One training run: the key of a row in the store."""
-
-    task: str
-    variant: str
-    model: ModelConfig
-    train: TrainConfig
-    seed: int
-    preset: str = ""
-    train_range: tuple[int, int] | tuple[()] = ()
-    bins: tuple[tuple[int, int], ...] = ()
-    """The lengths trained and tested (a preset may rescale the task's published ones)."""
-
-    def to_json(self) -> dict:
-        """The run as the store keys it: every field, except those :data:`KEY_OMITTED` leaves out."""
-        data = dataclasses.asdict(self)
-        for (section, name), default in KEY_OMITTED.items():
-            if data[section][name] == default:
-                del data[section][name]
-        if KEY_SCHEMA_VERSION > 1:
-            data["key_schema"] = KEY_SCHEMA_VERSION
-        return data
-
-    @property
-    def key(self) -> str:
-        """A stable digest of everything that determines the run's result."""
-        text = json.dumps(self.to_json(), sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()[:20]
-
-    @property
-    def group_key(self) -> str:
-        """The key shared by the seeds of one configuration (they train together)."""
-        return dataclasses.replace(self, seed=-1).key
-
-    @property
-    def training_bin(self) -> int:
-        """The index of the bin the run must learn (:func:`tasks.registry.training_bin`); a spec
-        without its lengths reads the task's."""
-        if self.train_range and self.bins:
-            return registry.training_bin(self.train_range, self.bins)
-        task = registry.get(self.task)
-        return registry.training_bin(self.train_range or task.train_range, self.bins or task.bins)

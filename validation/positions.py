@@ -40,7 +40,7 @@ class PositionScheme:
     uniform: bool = field(default=False, repr=False)
     """The digits of the task's leading operand have one vector each that every query sees."""
     seq2seq: bool = field(default=False, repr=False)
-    """Duan et al.'s encoder-decoder (:mod:`validation.seq2seq`), not the decoder of :mod:`validation.model`."""
+    """Duan et al.'s encoder-decoder (:mod:`validation.models.seq2seq`), not the decoder of :mod:`validation.models.gpt`."""
     sinusoidal: bool = field(default=False, repr=False)
     """Encoder-decoder only: sinusoidal positions are added to the embeddings."""
     scaffolded: bool = field(default=False, repr=False)

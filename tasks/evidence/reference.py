@@ -4,7 +4,7 @@ A prediction is only as good as the reference it reads: a reference that raises,
 answers the same input in two ways, or answers in the wrong type for its format gets an error
 that names the input, never a verdict. :func:`check_reference` is called by
 :func:`tasks.predict.predict`, :func:`tasks.verify.verify`, ``crasp synthesize`` and the training
-data of :mod:`validation.data`; a task object that passed is not checked again.
+data of :mod:`validation.data.encoding`; a task object that passed is not checked again.
 
 >>> import tasks
 >>> check_reference(tasks.get("bin_majority"), inputs=20)

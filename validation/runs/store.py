@@ -30,7 +30,8 @@ Guarantees:
   trained again. Run it while no other process has the store open.
 
 >>> import tempfile
->>> from validation.config import ModelConfig, RunSpec, TrainConfig
+>>> from validation.config import ModelConfig, TrainConfig
+>>> from validation.runs.spec import RunSpec
 >>> store = Store(tempfile.mkdtemp())
 >>> spec = RunSpec("bin_majority", "ape", ModelConfig(1, 1, 16), TrainConfig(), seed=0)
 >>> store.finished(spec) is None
@@ -54,7 +55,8 @@ from typing import Iterator, Literal
 
 import torch
 
-from .config import ModelConfig, RunSpec, TrainConfig, ValidationError
+from validation.config import ValidationError
+from validation.runs.spec import RunSpec, spec_from_json
 
 fcntl: ModuleType | None
 msvcrt: ModuleType | None
@@ -66,6 +68,7 @@ try:
     import msvcrt
 except ImportError:  # POSIX
     msvcrt = None
+
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -94,25 +97,32 @@ def _schema_columns() -> dict[str, tuple[str, ...]]:
 COLUMNS = _schema_columns()
 """The tables of a store and the columns each must have."""
 
+
 SUMMARY = ("spec", "seeds", "step", "total_steps", "history")
 """What a report needs of a group in progress, kept beside its row as JSON so that listing such
 groups does not load their checkpoints (about 0.5 GB for a paper-size encoder with its optimizer
 state). A table of its own leaves ``partial`` as older versions write it: a summary whose step is
 not its row's (the row was saved by such a version) is not used."""
 
+
 RUN_METADATA = "crasp.run"
 """The key, in a finished run's safetensors metadata, of the run's spec and results as JSON (what a
 repair rebuilds its row from)."""
 
+
 BUSY_TIMEOUT = 60.0
 """Seconds a connection waits for another process's SQLite lock before giving up."""
+
 
 SYNC = True
 """Whether every write is flushed to disk (fsync) before it counts, so that a power cut loses
 nothing committed. Only tests that hammer a store turn it off, for speed: ordering and atomicity
 between processes do not depend on it."""
 
+
 LOCK_FILE = "store.lock"
+
+
 UNRECOVERED = "unrecovered"
 
 
@@ -166,12 +176,6 @@ class Problem:
 
     key: str
     what: str
-
-
-def spec_from_json(data: dict) -> RunSpec:
-    return RunSpec(data["task"], data["variant"], ModelConfig(**data["model"]), TrainConfig(**data["train"]),
-                   int(data["seed"]), data.get("preset", ""), tuple(data.get("train_range", ())),
-                   tuple(tuple(b) for b in data.get("bins", ())))
 
 
 def _sha256_file(path: Path) -> str:
@@ -449,7 +453,7 @@ class Store:
         return [run for run in verified if run is not None]
 
     def weights(self, run: StoredRun) -> dict[str, torch.Tensor]:
-        """The trained weights of a run (load them into :class:`validation.model.GPT`)."""
+        """The trained weights of a run (load them into :class:`validation.models.gpt.GPT`)."""
         from safetensors.torch import load_file
 
         with self._locked(exclusive=False):
@@ -562,9 +566,6 @@ class Store:
                 (self.root / row[0]).unlink(missing_ok=True)
 
 
-# ---------------------------------------------------------------- repair
-
-
 @dataclass
 class Repaired:
     """What :func:`repair` found and did."""
@@ -621,7 +622,8 @@ def repair(root: str | os.PathLike) -> Repaired:
     other process has the store open (one that has would go on writing to the file moved aside).
 
     >>> import tempfile, torch
-    >>> from validation.config import ModelConfig, RunSpec, TrainConfig
+    >>> from validation.config import ModelConfig, TrainConfig
+    >>> from validation.runs.spec import RunSpec
     >>> root = tempfile.mkdtemp()
     >>> spec = RunSpec("bin_majority", "ape", ModelConfig(1, 1, 16), TrainConfig(), seed=0)
     >>> _ = Store(root).record(spec, (1.0, 0.9, 0.8), 100, 1.0, False, [], {"w": torch.zeros(2)})

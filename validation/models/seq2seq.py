@@ -1,6 +1,6 @@
 """Duan et al.'s encoder-decoder (arXiv 2310.11984): decoder blocks that attend to their own
 outputs (causally) and to the source, whose encoder is the identity (the source embeddings, as in
-the authors' released code), with the attention biases of :mod:`validation.attention_bias`.
+the authors' released code), with the attention biases of :mod:`validation.models.attention_bias`.
 
 It reads the harness's sequences ``<bos> source <sep> target <eos>`` whole, so batches, targets,
 training and probes are those of the decoder-only model; the layout of each row (where the
@@ -14,7 +14,7 @@ source ends, where the operator is) is read from the token ids. Three variants:
   from a trained ``sinusoidal`` model (:func:`calibrate`), from its last layer's attention or, with
   ``abc-layers``, from every layer's.
 
-Dropout, when the config asks for it, acts as in :mod:`validation.model`: on the embeddings (which
+Dropout, when the config asks for it, acts as in :mod:`validation.models.gpt`: on the embeddings (which
 are also the memory), the attention weights and each sublayer's output (Duan et al.'s released
 configurations use 0.3).
 
@@ -25,7 +25,7 @@ it is past the input. Without it, those outputs of an ABC model could not tell e
 >>> import torch
 >>> from validation.config import ModelConfig, Variant
 >>> from tasks import registry
->>> from validation.data import Encoding
+>>> from validation.data.encoding import Encoding
 >>> encoding = Encoding.of(registry.get("duan_successor"))
 >>> model = EncoderDecoder(ModelConfig(1, 2, 16), encoding, Variant.parse("abs"))
 >>> batch = encoding.collate([encoding.task.example(("4", "9"))])
@@ -36,20 +36,19 @@ torch.Size([1, 8, 14])
 from __future__ import annotations
 
 import math
-from typing import Sequence
 
-import numpy as np
 import torch
 from torch import nn
 
-from tasks.registry import Example
+from validation.config import ModelConfig, ValidationError, Variant
+from validation.data.encoding import PAD, Encoding
+from validation.models.layers import Attention, dropout_layer, feed_forward
 
 from . import attention_bias as lines
-from .config import ModelConfig, ValidationError, Variant
-from .data import IGNORE, PAD, Encoding, exact_rows
-from .model import Attention, dropout_layer, feed_forward
 
 SEP = "<sep>"
+
+
 OPERATORS = ("+", "*")
 
 
@@ -85,7 +84,7 @@ class EncoderDecoder(nn.Module):
     ``scheme`` is kept to decide on positions and biases.
     The bias tables are frozen parameters (``requires_grad`` False), so they travel with the
     weights; a model built for ``abc`` has MASKED tables until calibrated ones replace them
-    (:func:`validation.train.overwrite`)."""
+    (:func:`validation.models.build.overwrite`)."""
 
     def __init__(self, config: ModelConfig, encoding: Encoding, variant: Variant, *,
                  window: int = 1, period: int = 3) -> None:
@@ -164,54 +163,3 @@ class EncoderDecoder(nn.Module):
     def _mask(allowed, table, families, where) -> torch.Tensor:
         blocked = torch.where(allowed, 0.0, float("-inf"))[:, None]
         return blocked if table is None else blocked + lines.bias(table, families, where)
-
-
-# ---------------------------------------------------------------- ABC's calibration
-
-
-def calibrate(model: EncoderDecoder, encoding: Encoding, examples: Sequence[Example], *,
-              kappa_cross: float = lines.KAPPA_CROSS, kappa_self: float = lines.KAPPA_SELF,
-              every_layer: bool = False, batch_size: int = 256) -> tuple[torch.Tensor, torch.Tensor, int]:
-    """ABC's (self, cross) bias tables from a trained model: its last block's attention weights on
-    the ``examples`` it answers exactly, summed along every line per example, thresholded per head. Also
-    returns how many examples were used; refuses when none is answered exactly.
-
-    With ``every_layer``, every block is summed and thresholded on its own, and a head's table
-    keeps the lines that head kept in any block (at the larger bias where two blocks keep one).
-    """
-    heads = model.config.n_head
-    read = range(len(model.blocks)) if every_layer else (len(model.blocks) - 1,)
-    own = {b: lines.LineSums.empty(heads, len(lines.SELF), model.half_width) for b in read}
-    source = {b: lines.LineSums.empty(heads, len(lines.CROSS), model.half_width) for b in read}
-    used = 0
-    device = next(model.parameters()).device
-    model.eval()
-    with torch.no_grad():
-        for start in range(0, len(examples), batch_size):
-            batch = encoding.collate(examples[start:start + batch_size]).to(device)
-            logits, recorded = model(batch.ids, batch.positions, record=True)
-            checked = batch.targets != IGNORE
-            exact = exact_rows(logits, batch, uses_flags=False)
-            if not bool(exact.any()):
-                continue
-            keep = exact.nonzero().squeeze(-1)
-            where = lines.layout(batch.ids[keep], sep=model.sep, pad=model.pad, operators=model.operators)
-            for b in read:
-                own_weights, source_weights = recorded[b]
-                own[b].add(own_weights[keep], lines.SELF, where, checked[keep])
-                source[b].add(source_weights[keep], lines.CROSS, where, checked[keep])
-            used += int(keep.numel())
-    if not used:
-        raise ValidationError(f"task {encoding.task.name!r}: attention bias calibration needs a model that answers "
-                              f"training inputs exactly, and this one answers none of {len(examples)}")
-    union = lambda sums, kappa: torch.stack([lines.calibrated(s, kappa) for s in sums.values()]).amax(0)
-    return union(own, kappa_self), union(source, kappa_cross), used
-
-
-CALIBRATION_EXAMPLES = 512
-"""Training inputs decoded to calibrate one model's biases."""
-
-
-def calibration_examples(task, count: int, seed: int) -> list[Example]:
-    """``count`` training inputs (lengths of the training range) to calibrate on."""
-    return task.sample_bin(*task.train_range, count, np.random.default_rng([seed, 29]))

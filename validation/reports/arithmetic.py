@@ -11,14 +11,32 @@ from pathlib import Path
 from typing import Sequence
 
 from tasks import registry
-
-from .arithmetic_claims import ABOVE, CASCADES_ABOVE, DOWNWARD, Cascades, Curve, Experiment, Kept, Run
-from .config import Variant
-from .report import (KEPT, RULE, Outcome, Row, bin_labels, figure, interval_cells, relative_verdict, row_of, save,
-                     seed_cells, table_cells)
-from .statistics import allowed_values, compare_counts, compare_seeds, decide, point, successes
-from .store import StoredRun
-from .sweep import Validation
+from validation.config import Variant
+from validation.reports.arithmetic_claims import ABOVE, CASCADES_ABOVE, DOWNWARD, Cascades, Curve, Experiment, Kept, Run
+from validation.reports.generalization import (
+    RULE,
+    Row,
+    bin_labels,
+    figure,
+    interval_cells,
+    relative_verdict,
+    row_of,
+    save,
+    seed_cells,
+    table_cells,
+)
+from validation.reports.statistics import (
+    KEPT,
+    Outcome,
+    allowed_values,
+    compare_counts,
+    compare_seeds,
+    decide,
+    point,
+    successes,
+)
+from validation.runs.store import StoredRun
+from validation.runs.sweep import Validation
 
 CLAIMED = {"generalizes": (Outcome.KEPT,), "does not generalize": (Outcome.COLLAPSED,),
            "declines": (Outcome.BETWEEN, Outcome.COLLAPSED)}
@@ -70,8 +88,8 @@ def _across_intervals(row: Row, claimed: str) -> str:
     means) only when every accuracy the intervals allow gives that answer; inconclusive when they
     allow both, or the same inconclusive answer everywhere.
 
-    >>> from validation.statistics import Interval
-    >>> from validation.report import Row
+    >>> from validation.reports.statistics import Interval
+    >>> from validation.reports.generalization import Row
     >>> bins = (Interval(1.0, 0.981, 1.0, "Wilson"), Interval(0.8, 0.739, 0.85, "Wilson"))
     >>> row = Row("t", "abc", "cpu", "m", ((1, 6), (7, 60)), (), 0, "undetermined", "", 1, 1, (1.0, 0.8), (0.0, 0.0),
     ...           Outcome.INCONCLUSIVE, None, None, bins)
@@ -446,6 +464,7 @@ def markdown(experiment: Experiment, preset: str, results: Sequence[Validation],
 
 
 POSITIONS = {"rpe": "relative positions", "upe": "uniform and relative positions"}
+
 
 ENCODER_DECODER = ("sin", "abs", "abc")
 """Positions of Duan et al.'s encoder-decoder, about which the toolkit predicts nothing."""

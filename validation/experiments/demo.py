@@ -20,10 +20,10 @@ from crasp.printer import format_program
 from crasp.trace import trace, write_traces
 
 if TYPE_CHECKING:
-    from tasks.predict import Prediction
-
     from crasp.checker import CheckedProgram
+    from tasks.predict import Prediction
     from tasks.synthesis import SynthesisResult
+
 
 _SAMPLES = {
     "dyck1": ["( ( ) ( ) )", "( ) ) (", "( ( )"],
@@ -116,6 +116,8 @@ def _predict_tasks(say) -> None:
 
 DEMO_TASKS = ("bin_majority", "parity")
 """Tasks the demo trains under the cpu preset (a few minutes on 2 cores)."""
+
+
 DEMO_SEEDS = 2
 """Seeds per task the demo trains (fewer than the cpu preset counts, to stay within minutes)."""
 
@@ -141,7 +143,6 @@ def new_tasks() -> NewTasks:
     from limit_transformer.agreement import verify as verify_compiled
     from tasks.predict import predict
     from tasks.regular import from_regex, program_for, regex_task
-
     from tasks.synthesis import SynthesisConfig, synthesize
 
     divisible = tasks.Task(
@@ -201,9 +202,10 @@ def _depth_and_length(say) -> None:
 
 def _validate_tasks(say, out_dir: Path) -> None:
     try:
-        from validation import protocol, report
-        from validation.store import Store
-        from validation.sweep import validate
+        from validation.reports import generalization as report
+        from validation.runs import protocol
+        from validation.runs.store import Store
+        from validation.runs.sweep import validate
     except ImportError:  # pragma: no cover - crasp installed without the harness
         say("(the validation package is not installed)")
         return

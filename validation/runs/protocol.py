@@ -25,25 +25,22 @@ from tasks.algorithmic import offset_up_to
 from tasks.alignment import leading_operand_width
 from tasks.arithmetic import sabbaghi_tasks, xu_bins
 from tasks.registry import Task
-
-from . import statistics
-from .config import ModelConfig, Overrides, RunSpec, TrainConfig, ValidationError, Variant
+from validation.config import LEARNED, ModelConfig, Overrides, TrainConfig, ValidationError, Variant
+from validation.runs.spec import RunSpec
 
 if TYPE_CHECKING:
-    from .store import StoredRun
+    from validation.runs.store import StoredRun
+
 
 PAPER_GRID = tuple((ModelConfig(l, h, d), lr) for l, h, d, lr in
                    itertools.product((1, 2, 4), (1, 2, 4), (16, 64, 256), (1e-3, 1e-4)))
 """Huang et al.'s search order for the algorithmic tasks: the first configuration that is exact on
 the first two bins is kept."""
 
+
 FORMAL_GRID = tuple(ModelConfig(l, h, d) for l, h, d in itertools.product((1, 2, 4), (1, 2, 4), (32, 64)))
 """The formal-language suite's model grid (lr 1e-5)."""
 
-LEARNED = statistics.LEARNED
-"""Accuracy on the training bin (:attr:`tasks.registry.Task.training_bin`, the first bin for every
-task but Xu et al.'s) from which a run has learned the task: the report's outcome threshold, and
-what a seed needs to count under the cpu preset."""
 
 LARGE_LAYERS = 4
 """Models deeper than this (the paper's 12-layer fallback) count whatever their training-bin accuracy."""
@@ -184,16 +181,19 @@ on [0, 20] (or [0, 10]) and tested on the two bins scaled alike. parity trains 4
 not make the others learn theirs: addition over 6,000 steps was at 0.53-0.64 after 2,400 (APE and
 NoPE, 10 seeds), and unique_copy with NoPE over 8,000 steps at 0.49-0.59 after 4,800 (5 seeds)."""
 
+
 DEFAULT_BUDGET = Budget("2l2h64d", 1e-3, 3_000)
 
 
 SABBAGHI_CPU_WIDTH = 20
 """Operand width of Sabbaghi et al.'s addition under the cpu preset (50 in the paper)."""
 
+
 SABBAGHI_CPU_STEPS = 12_000
 """Steps of Sabbaghi et al.'s addition under the cpu preset, all of them (no stop once 1-5 digits
 are exact), as the paper trains a fixed schedule: beyond 5 digits the rpe encoder's accuracy keeps
 moving after 1-5 is exact (the report's 'Accuracy along training' gives its spread)."""
+
 
 SABBAGHI_DROPOUT = 0.1
 """Dropout of Sabbaghi et al.'s encoders (BERT's), under both presets. At cpu scale it decides how
@@ -231,10 +231,12 @@ Over 3,000 steps seed 0 of D_3 addition stayed on its plateau (0.02 at 3 digits)
 at 0.97 at the last evaluation, still rising; over 6,000 both were exact at 3 digits, from 1,800 and
 3,600 steps on. At lr 1e-3 a trial had learned nothing after 3,000."""
 
+
 XU_CPU_FINE_TUNE_STEPS = 6_000
 """Steps of a modular task fine-tuned from the plain operation under the cpu preset. In a trial
 mod 101 addition was exact on 85% of 1-3 digit inputs after 3,000 steps and 93.5% after 6,000;
 mod 100 addition was exact after 500."""
+
 
 XU_CPU_DIGITS = 3
 """Operand digits Xu et al.'s tasks train on under the cpu preset: D_3 (the paper: D_4 for
@@ -320,6 +322,7 @@ DUAN_CPU_MODEL, DUAN_CPU_DEFAULT_STEPS = "2l4h64d", 6_000
 stops once its training range is exact, as Duan et al. train until interpolation is exact). In
 trials the sinusoidal model was exact on 1-6 digit successors after 1,000 steps and the scaffolded
 one on 60-bit parity after 500."""
+
 
 DUAN_CPU_STEPS = {"duan_addition": 12_000, "duan_n_times_1": 12_000}
 """Tasks that need more than :data:`DUAN_CPU_DEFAULT_STEPS`. In 6,000 steps two sinusoidal addition

@@ -28,13 +28,16 @@ import statistics
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
+from validation.config import LEARNED
+
 CONFIDENCE = 0.95
 """The two-sided confidence of every interval in the reports."""
 
-LEARNED = 0.9
-"""The training bin must be at least this for a run to have learned the task."""
+
 KEPT = 0.8
 """Every bin beyond training at least this: the accuracy is kept."""
+
+
 COLLAPSED = 0.7
 """The longest bin at most this: the accuracy collapsed."""
 
@@ -205,9 +208,6 @@ def allowed_values(bins: Sequence[Interval],
 
     choices = [representatives(b) for b in bins]
     yield from itertools.product(*choices)
-
-
-# ---------------------------------------------------------------- comparisons of two conditions
 
 
 @dataclass(frozen=True)

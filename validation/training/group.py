@@ -30,26 +30,30 @@ import torch.nn.functional as F
 from torch import nn
 from torch.func import functional_call, stack_module_state, vmap
 
-from tasks.alignment import leading_operand_width  # noqa: F401 (tests import it from here)
-from tasks.registry import Format, Task
-
-from .config import ModelConfig, TrainConfig, ValidationError, Variant
-from .data import IGNORE, Batch, Encoding, TrainingStream, VectorisedStream, exact_rows, held_out_sets
-from .model import GPT, positional_penalty
-from .seq2seq import EncoderDecoder
-from .whole_step import WholeStep
+from tasks.registry import Task
+from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
+from validation.data.encoding import IGNORE, Batch, Encoding, exact_rows
+from validation.data.streams import TrainingStream, VectorisedStream, held_out_sets
+from validation.models.build import check_architecture, build_model, overwrite
+from validation.models.gpt import positional_penalty
+from validation.training.compiled import WholeStep
+from validation.training.device import resolve_device
+from validation.training.step import clip_per_seed, learning_rate
 
 # vmap has no batching rule for the fused attention kernel and runs it once per seed instead; that is
 # still faster than the unfused softmax(q k^T) v it replaces, so the warning says nothing to act on.
 warnings.filterwarnings("ignore", message="There is a performance drop because we have not yet implemented the "
                                           "batching rule for aten::_scaled_dot_product", category=UserWarning)
 
+
 DROPOUT_STREAM = 7_919
 """Seed s draws its dropout masks from a generator seeded with DROPOUT_STREAM + s (its
 initialisation uses s itself)."""
 
+
 EVAL_ELEMENTS = 2**25
 """Attention-score elements one evaluation chunk may hold (bounds evaluation memory)."""
+
 
 COMPILE_VARIABLE = "VALIDATION_COMPILE"
 """The environment variable that opts a :class:`SeedGroup` into a compiled step when its caller says
@@ -103,127 +107,9 @@ class SeedResult:
     weights: dict[str, torch.Tensor] = field(repr=False, compare=False)
 
 
-def device_name(name: str) -> str:
-    """``auto`` as this machine has it: ``cuda`` where torch sees a GPU, else ``cpu``; any other
-    name as given.
-
-    >>> device_name("cuda:1"), device_name("auto") == ("cuda" if torch.cuda.is_available() else "cpu")
-    ('cuda:1', True)
-    """
-    if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return name
-
-
-def resolve_device(name: str) -> torch.device:
-    """"cpu", "cuda" or "cuda:N" ("auto": :func:`device_name`); an unavailable GPU asked for by
-    name is an error, not a silent fallback."""
-    try:
-        device = torch.device(device_name(name))
-    except RuntimeError:
-        raise ValidationError(f"device {name!r}: expected auto, cpu, cuda or cuda:N") from None
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise ValidationError(f"device {name!r}: no CUDA GPU is available here (use --device cpu)")
-    if device.type not in ("cpu", "cuda"):
-        raise ValidationError(f"device {name!r}: expected auto, cpu, cuda or cuda:N")
-    return device
-
-
-def learning_rate(config: TrainConfig, step: int, total: int) -> float:
-    """Linear warm-up, then linear decay to 0 at ``total`` (the Hugging Face linear schedule)."""
-    if step < config.warmup:
-        return config.lr * step / config.warmup
-    return config.lr * max(0.0, (total - step) / max(1, total - config.warmup))
-
-
-def _check_architecture(task: Task, model: ModelConfig) -> None:
-    """Outputs aligned to input positions need an encoder, and only they may use one: an encoder
-    sees the whole sequence, so under teacher forcing it would read the answer it must predict."""
-    aligned = task.format is Format.ALIGNED
-    if aligned and not model.encoder:
-        raise ValidationError(f"task {task.name!r}: its outputs are aligned to input positions and predicted in "
-                              f"parallel, which needs an encoder (a model label ending -enc, e.g. "
-                              f"{model.label}-enc)")
-    if model.encoder and not aligned:
-        raise ValidationError(f"model {model.label}: an encoder sees every position, so on {task.format.value} "
-                              f"task {task.name!r} it would read the tokens it must predict; use a decoder")
-
-
-def build_model(encoding: Encoding, variant: Variant, config: ModelConfig, uniform: int = 0) -> nn.Module:
-    """The model of ``config`` for a task's encoding (``uniform``: the scheme's
-    ``uniform_width`` of the task, for upe): the decoder-only :class:`GPT`, or Duan et al.'s encoder-decoder for their variants."""
-    if variant.seq2seq:
-        return EncoderDecoder(config, encoding, variant)
-    return GPT(config, vocab_size=len(encoding.vocabulary), n_positions=encoding.n_positions, variant=variant,
-               n_flags=len(encoding.flags), uniform=uniform)
-
-
 def _decays(name: str) -> bool:
     """AdamW weight decay applies to weights and embeddings, not to biases or LayerNorm gains."""
     return not (name.endswith("bias") or ".ln_" in f".{name}")
-
-
-def overwrite(model: nn.Module, weights: Mapping[str, torch.Tensor]) -> None:
-    """Replace some of a fresh model's tensors: a first stage's weights, or ABC's bias tables.
-
-    >>> from tasks import registry
-    >>> from validation.config import ModelConfig
-    >>> model = build_model(Encoding.of(registry.get("bin_majority")), Variant.parse("ape"), ModelConfig(1, 1, 8))
-    >>> overwrite(model, {"wpe.weight": torch.zeros(3, 3)})
-    Traceback (most recent call last):
-    ...
-    validation.config.ValidationError: starting weights do not fit this model: wpe.weight (shape or name differs)
-    """
-    state = model.state_dict()
-    wrong = [name for name, t in weights.items() if name not in state or state[name].shape != t.shape]
-    if wrong:
-        raise ValidationError(f"starting weights do not fit this model: {', '.join(wrong)} (shape or name differs)")
-    with torch.no_grad():
-        for name, t in weights.items():
-            state[name].copy_(t)
-
-
-def clip_per_seed(grads: Sequence[torch.Tensor], max_norm: float, *, fused: bool | None = None) -> torch.Tensor:
-    """Clip stacked gradients (leading axis: seeds) in place so that each seed's norm over all of
-    them is at most ``max_norm``, by ``torch.nn.utils.clip_grad_norm_``'s factor
-    ``min(1, max_norm / (norm + 1e-6))``; returns the per-seed norms before clipping.
-
-    ``fused`` (the default on a GPU): a fixed handful of operators whatever the number of
-    tensors: one fused norm of every seed's slice of every gradient (``torch._foreach_norm``), a
-    sum of their squares per seed, and one fused in-place product by the per-seed factor. A seed's
-    norm then differs from one summed element by element in the last bits. Otherwise (the default
-    on the CPU, where dispatching costs little beside the reductions and ``_foreach_norm`` runs a
-    less accurate kernel) the squares are summed per tensor as :func:`clip_per_seed_reference`
-    does, so CPU runs stay bit for bit what they were; the product is fused either way.
-
-    >>> g = torch.tensor([[3.0, 4.0], [0.3, 0.4]])  # seed 0 has norm 5, seed 1 norm 0.5
-    >>> clip_per_seed([g], 1.0).tolist(), g.mul(1e4).round().tolist()
-    ([5.0, 0.5], [[6000.0, 8000.0], [3000.0, 4000.0]])
-    """
-    if not grads:
-        return torch.zeros(0)
-    if grads[0].is_cuda if fused is None else fused:
-        seeds = grads[0].shape[0]
-        slices = [row for g in grads for row in g.unbind(0)]
-        squares = torch.stack(torch._foreach_norm(slices)).view(len(grads), seeds).square()
-    else:
-        squares = torch.stack([g.flatten(1).square().sum(1) for g in grads])
-    norms = squares.sum(0).sqrt()
-    factor = (max_norm / (norms + 1e-6)).clamp(max=1.0)
-    shaped = {dim: factor.view(-1, *([1] * (dim - 1))) for dim in {g.dim() for g in grads}}
-    torch._foreach_mul_(list(grads), [shaped[g.dim()] for g in grads])
-    return norms
-
-
-def clip_per_seed_reference(grads: Sequence[torch.Tensor], max_norm: float) -> torch.Tensor:
-    """:func:`clip_per_seed` one tensor at a time, as a group clipped before it was fused."""
-    if not grads:
-        return torch.zeros(0)
-    norms = torch.stack([g.flatten(1).square().sum(1) for g in grads]).sum(0).sqrt()
-    factor = (max_norm / (norms + 1e-6)).clamp(max=1.0)
-    for g in grads:
-        g.mul_(factor.view(-1, *([1] * (g.dim() - 1))))
-    return norms
 
 
 class SeedGroup:
@@ -248,7 +134,7 @@ class SeedGroup:
         self.task, self.variant, self.model_config, self.config = task, variant, model, config
         self.device = resolve_device(device)
         self.encoding = Encoding.of(task)
-        _check_architecture(task, model)
+        check_architecture(task, model)
         self.seeds = list(seeds)
         self.streams = self._streams(task, config)
         self.total_steps = config.total_steps(len(self.streams[0].fixed or []))
@@ -548,4 +434,3 @@ class SeedGroup:
             self.history = [[Evaluation(step, tuple(acc)) for step, acc in h] for h in state["history"]]
         except (KeyError, ValueError, RuntimeError, TypeError) as error:
             raise ValidationError(f"checkpoint does not match this configuration: {error}") from None
-

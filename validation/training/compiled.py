@@ -7,7 +7,7 @@ the 2-core CPU whatever the model's width. Compiled as one graph it is one call 
 wrapper compiled to C++ too, inductor's ``cpp_wrapper``): the host floor of that step falls to
 about 2 ms (docs/performance.md).
 
-The arithmetic is the eager step's: :func:`validation.train.clip_per_seed`'s factor
+The arithmetic is the eager step's: :func:`validation.training.step.clip_per_seed`'s factor
 ``min(1, max_norm / (norm + 1e-6))`` on each seed's gradients, then torch's AdamW (decoupled
 weight decay, bias-corrected moments) on the optimizer's own state tensors, which are updated in
 place, so checkpoints, resumption and an eager step afterwards see what an eager step would have
@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Callable
 import torch
 from torch.func import grad
 
-from .data import to_device
+from validation.data.encoding import to_device
 
 if TYPE_CHECKING:
-    from .data import Batch
-    from .train import SeedGroup
+    from validation.data.encoding import Batch
+    from validation.training.group import SeedGroup
 
 
 class WholeStep:

@@ -9,7 +9,7 @@ minimum depth (:mod:`tasks.layers`).
 (``bin_majority``) trained on inputs of at most N = 2, 4, 8, 16, 32 symbols and tested on 51 to 100;
 the report plots accuracy against N beside the training-length bound of :mod:`tasks.training_length`.
 
-Every run goes through :func:`validation.sweep.validate` (stored, resumable); a seed counts whatever
+Every run goes through :func:`validation.runs.sweep.validate` (stored, resumable); a seed counts whatever
 it learned, since a model too shallow to learn the training lengths is a result here.
 
 >>> [(cell.k, cell.depth) for cell in depth_cells()][:3]
@@ -27,28 +27,45 @@ from typing import Callable
 
 from tasks import registry
 from tasks.registry import Task
-
-from .config import ModelConfig, TrainConfig, ValidationError, Variant
-from .protocol import Plan, Preset
-from .store import Store
-from .sweep import Progress, Validation, validate
+from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
+from validation.runs.protocol import Plan, Preset
+from validation.runs.store import Store
+from validation.runs.sweep import Progress, Validation, validate
 
 KS = (3, 4, 5, 6)
+
+
 DEPTHS = (1, 2, 3, 4)
+
+
 SEEDS = 3
+
+
 DEPTH_WIDTH = 64
+
+
 DEPTH_TRAIN = TrainConfig(lr=1e-3, steps=2_000, batch_size=32, warmup=100, eval_every=500, test_size=200)
 """Our CPU choices: the authors train one word per step at lr 1e-4 or 1e-5 for 25 epochs and keep the
 first of their settings that is exact on the training bin; we take batches of 32 words at lr 1e-3
 for at most 2,000 steps, stopping once the training bin is exact."""
 
-LENGTH_TASKS = ("re:ab:a*b*", "bin_majority")
-LONGEST = (2, 4, 8, 16, 32)
-LONG_BIN = (51, 100)
-LENGTH_MODEL = ModelConfig(2, 2, 64)
-LENGTH_TRAIN = TrainConfig(lr=1e-3, steps=2_000, batch_size=32, warmup=100, eval_every=500, test_size=200)
-VARIANT = "nope"
 
+LENGTH_TASKS = ("re:ab:a*b*", "bin_majority")
+
+
+LONGEST = (2, 4, 8, 16, 32)
+
+
+LONG_BIN = (51, 100)
+
+
+LENGTH_MODEL = ModelConfig(2, 2, 64)
+
+
+LENGTH_TRAIN = TrainConfig(lr=1e-3, steps=2_000, batch_size=32, warmup=100, eval_every=500, test_size=200)
+
+
+VARIANT = "nope"
 
 
 def _no_default_plan(task: Task, variant: Variant) -> Plan:
@@ -107,13 +124,13 @@ def length_runs(names=LENGTH_TASKS, longest=LONGEST) -> list[LengthRun]:
 
 
 def _write_depth(cells, results, out: Path) -> Path:
-    from .depth_report import write_depth
+    from validation.reports.depth import write_depth
 
     return write_depth(cells, results, out)
 
 
 def _write_length(runs, results, out: Path) -> Path:
-    from .depth_report import write_length
+    from validation.reports.depth import write_length
 
     return write_length(runs, results, out)
 

@@ -1,10 +1,10 @@
-"""The reports of the depth and training-length experiments (:mod:`validation.depth`): a table
+"""The reports of the depth and training-length experiments (:mod:`validation.experiments.depth`): a table
 and a plot each, with the prediction (:mod:`tasks.layers`, :mod:`tasks.training_length`) and the
 published numbers beside what the runs show.
 
 Every seed trains and is listed, but a seed that never fit its training lengths (below
 :data:`LEARNED` on the training bin) says nothing about longer ones: a cell is read from the seeds
-that fit them, each bin's mean with its 95% interval (:func:`validation.statistics.mean_interval`),
+that fit them, each bin's mean with its 95% interval (:func:`validation.reports.statistics.mean_interval`),
 and from all its seeds only when none did. A cell whose training bin is then entirely below
 :data:`LEARNED` is *not learned*. Once learned, it
 *generalizes* when its longest bin is entirely at or above :data:`LEARNED`, *fails* when entirely
@@ -26,11 +26,10 @@ from tasks.evidence.regular import automata
 from tasks.findings import QUICK
 from tasks.layers import layers, shallowest_program
 from tasks.training_length import TrainingLength, training_length
-
-from .protocol import LEARNED
-from .report import figure, save
-from .statistics import Interval, mean_interval
-from .sweep import Validation
+from validation.reports.generalization import figure, save
+from validation.reports.statistics import Interval, mean_interval
+from validation.runs.protocol import LEARNED
+from validation.runs.sweep import Validation
 
 
 @dataclass(frozen=True)
@@ -237,9 +236,6 @@ def write_depth(cells: Sequence, results: Sequence[Validation], out: Path) -> Pa
     path = out / "depth.md"
     path.write_text(depth_markdown(rows, plot), encoding="utf-8")
     return path
-
-
-# ---------------------------------------------------------------- training length
 
 
 @dataclass(frozen=True)

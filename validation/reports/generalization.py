@@ -2,7 +2,7 @@
 
 Each length bin's accuracy is a proportion of the run's test inputs for that bin: every seed's
 value gets a Wilson interval, and the mean over the counted seeds a t interval over the seeds
-(never narrower than the Wilson interval of their inputs pooled; :mod:`validation.statistics`).
+(never narrower than the Wilson interval of their inputs pooled; :mod:`validation.reports.statistics`).
 The row's *outcome* is decided from those intervals against fixed thresholds: learned when the
 training bin (the first, but for Xu et al.'s tasks, whose shorter lengths are a bin of their own)
 is entirely at or above :data:`LEARNED`; then *kept* when every other bin is entirely at or above
@@ -27,16 +27,26 @@ from typing import Iterable, Sequence
 
 from tasks import registry
 from tasks.registry import TaskError
-
-from .config import RunSpec, ValidationError, Variant
-from .protocol import PRESETS, Preset
-from .statistics import COLLAPSED, CONFIDENCE, KEPT, LEARNED, Interval, Outcome, decide, mean_interval, point
-from .store import InProgress, Problem, Store, StoredRun
+from validation.config import ValidationError, Variant
+from validation.reports.statistics import (
+    COLLAPSED,
+    CONFIDENCE,
+    KEPT,
+    LEARNED,
+    Interval,
+    Outcome,
+    decide,
+    mean_interval,
+    point,
+)
+from validation.runs.protocol import PRESETS, Preset
+from validation.runs.spec import RunSpec
+from validation.runs.store import InProgress, Problem, Store, StoredRun
 
 
 def outcome(accuracy: Sequence[float], trained: int = 0) -> Outcome:
     """The outcome of accuracies per bin known without an interval (published numbers), by the
-    rule of :func:`validation.statistics.decide` (index ``trained``: the training bin).
+    rule of :func:`validation.reports.statistics.decide` (index ``trained``: the training bin).
 
     >>> outcome((0.3, 1.0, 0.9), trained=1), outcome((0.3, 1.0, 0.1), trained=1)
     (<Outcome.BETWEEN: 'in between'>, <Outcome.COLLAPSED: 'collapsed'>)
@@ -96,7 +106,7 @@ class Row:
 
     def to_json(self) -> dict:
         """Every field by name (outcomes as their words, intervals as
-        :meth:`~validation.statistics.Interval.to_json`), and the agreement."""
+        :meth:`~validation.reports.statistics.Interval.to_json`), and the agreement."""
         data = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
         return {**data, "bins": [list(b) for b in self.bins], "published_bins": [list(b) for b in self.published_bins],
                 "mean": list(self.mean), "spread": list(self.spread), "observed": self.observed.value,
@@ -465,7 +475,7 @@ def figure(**options):
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        from .config import ValidationError
+        from validation.config import ValidationError
 
         raise ValidationError("plots need matplotlib: pip install 'crasp-lengthgen[plot]'") from None
     return Figure(**options)

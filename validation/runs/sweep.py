@@ -2,8 +2,8 @@
 killed sweep left in progress, until enough seeds count.
 
 >>> import tempfile
->>> from validation.store import Store
->>> from validation import protocol
+>>> from validation.runs.store import Store
+>>> from validation.runs import protocol
 >>> from validation.config import ModelConfig, TrainConfig
 >>> tiny = protocol.Preset("tiny", "a doctest", lambda task, variant: protocol.Plan(
 ...     task, ModelConfig(1, 1, 16), TrainConfig(steps=2, batch_size=4, eval_every=2, test_size=4)),
@@ -23,14 +23,15 @@ import torch
 
 from tasks import registry
 from tasks.registry import Task
-
-from .config import RunSpec, ValidationError, Variant
-from .data import Encoding
-from .protocol import PAPER_GRID, Plan, Preset
-from .probe import Trained
-from .seq2seq import CALIBRATION_EXAMPLES, EncoderDecoder, calibrate, calibration_examples
-from .store import StoredRun, Store
-from .train import SeedGroup, SeedResult
+from validation.config import ValidationError, Variant
+from validation.data.encoding import Encoding
+from validation.models.build import Trained
+from validation.models.calibration import CALIBRATION_EXAMPLES, calibrate, calibration_examples
+from validation.models.seq2seq import EncoderDecoder
+from validation.runs.protocol import PAPER_GRID, Plan, Preset
+from validation.runs.spec import RunSpec
+from validation.runs.store import Store, StoredRun
+from validation.training.group import SeedGroup, SeedResult
 
 Progress = Callable[[int, int, str], None]
 """Called with (step, total steps, status) after every evaluation."""

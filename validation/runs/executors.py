@@ -1,10 +1,10 @@
 """Run a sweep's validations one after another, or as Ray tasks on a laptop or a cluster.
 
 A sweep is a list of :class:`Job` (a task and a positional variant under a preset). Each job is
-one call of :func:`validation.sweep.validate`: it trains the seeds its preset asks for as one
+one call of :func:`validation.runs.sweep.validate`: it trains the seeds its preset asks for as one
 group (the seeds of a run are trained together), resumes a group a killed sweep left in progress,
 and skips every run the store already holds. The store is the single truth, and it is shared:
-a job opens it by its path and writes through its lock (see :mod:`validation.store`), so the
+a job opens it by its path and writes through its lock (see :mod:`validation.runs.store`), so the
 driver never merges anything, and running a sweep again, after a crash or a kill at any moment,
 repeats nothing that was stored and loses at most the steps since a group's last evaluation.
 
@@ -28,8 +28,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from .config import ValidationError, Variant
-from .protocol import Preset, preset as preset_named
+from validation.config import ValidationError, Variant
+from validation.runs.protocol import Preset
+from validation.runs.protocol import preset as preset_named
 
 
 @dataclass(frozen=True)
@@ -104,10 +105,10 @@ def plan_jobs(pairs: Sequence[tuple[str, str]], preset: str | Preset) -> list[Jo
 
 
 def run_job(job: Job, settings: Settings, progress=None):
-    """Train (or find in the store) one job's runs; the :class:`~validation.sweep.Validation`."""
-    from .store import Store
-    from .sweep import search, validate
-    from .train import device_name
+    """Train (or find in the store) one job's runs; the :class:`~validation.runs.sweep.Validation`."""
+    from validation.runs.store import Store
+    from validation.runs.sweep import search, validate
+    from validation.training.device import device_name
 
     if settings.threads:
         import torch

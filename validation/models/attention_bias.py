@@ -1,7 +1,7 @@
 """Attention biases of Duan et al. (arXiv 2310.11984): lines of an attention matrix, the hand-made
 scaffold (ABS) and the biases calibrated from a trained model (ABC).
 
-The model (:mod:`validation.seq2seq`) reads ``<bos> source <sep> target``. A *line family* says
+The model (:mod:`validation.models.seq2seq`) reads ``<bos> source <sep> target``. A *line family* says
 where an output (query, output index i) looks: every key has a distance r from the family's
 anchor, and lies on the line of offset c = r - i (a *moving* line: a diagonal or anti-diagonal
 that shifts with the output) or c = r (a *vertical* line: one key for every output). Cross
@@ -32,7 +32,7 @@ from typing import Sequence
 
 import torch
 
-from .config import DUAN_KAPPA, ValidationError
+from validation.config import DUAN_KAPPA, ValidationError
 
 MASKED = -1e4
 """The bias of a pair on no kept line: exp(-1e4) is 0 in float32, and the scores keep their
@@ -55,6 +55,8 @@ class Family:
 
 CROSS = tuple(Family(anchor, moving) for anchor in ("start", "end", "before_op", "after_op")
               for moving in (True, False))
+
+
 SELF = (Family("target", True), Family("target", False))
 
 
@@ -146,9 +148,6 @@ def bias(table: torch.Tensor, families: Sequence[Family], where: Layout) -> torc
     return result.transpose(0, 1)
 
 
-# ---------------------------------------------------------------- ABS: the scaffold
-
-
 def alignment(task) -> tuple[Family, ...]:
     """The scaffold's cross-attention lines of a task (its ``scaffold`` field: Duan et al.'s tasks)."""
     if task.scaffold is None:
@@ -173,9 +172,6 @@ def scaffold(families: Sequence[Family], kept: Sequence[Family], *, heads: int, 
             for c in lines:
                 table[:, f, half + c] = 0.0
     return table
-
-
-# ---------------------------------------------------------------- ABC: calibration
 
 
 @dataclass

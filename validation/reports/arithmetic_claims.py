@@ -1,8 +1,8 @@
 """What the arithmetic experiments claim and what they measure: the claims' vocabulary, the runs of
 each paper's experiment, and the measured curves, cascades and kept attention lines.
 
-Plain data, shared by the experiments (:mod:`validation.arithmetic`) and their report
-(:mod:`validation.arithmetic_report`), so that neither imports the other's module for its types.
+Plain data, shared by the experiments (:mod:`validation.experiments.arithmetic`) and their report
+(:mod:`validation.reports.arithmetic`), so that neither imports the other's module for its types.
 """
 
 from __future__ import annotations
@@ -11,18 +11,26 @@ import dataclasses
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from .config import ValidationError
+from validation.config import ValidationError
 
 GENERALIZES, FAILS = "generalizes", "does not generalize"
+
+
 DOWNWARD = "generalizes downward, not upward"
 """Xu et al.'s claim for absolute positions, and for a modulus that divides no power of 10: right on
 fewer digits than trained (every shorter bin kept) and wrong beyond (collapsed). Plain "does not
 generalize" reads only the longer lengths."""
+
+
 DECLINES = "declines"
 """A claim that accuracy falls beyond the training range without saying how far (kept: no)."""
+
+
 ABOVE = "above "
 """A comparative claim, ``ABOVE + variant``: beyond the training range, every bin is above that
 variant's on the same task."""
+
+
 CASCADES_ABOVE = "on cascades longer than in training, above "
 """A comparative claim, ``CASCADES_ABOVE + task``: on sums whose longest carry cascade is longer
 than any training input can have, the carry-cascade probe's mean accuracy is above that task's
@@ -57,7 +65,7 @@ class Experiment:
         """This experiment with only the runs named ``TASK:VARIANT`` in ``chosen`` (under
         ``preset``): several processes can then share one GPU, each training its own runs.
 
-        >>> from validation.arithmetic import EXPERIMENTS
+        >>> from validation.experiments.arithmetic import EXPERIMENTS
         >>> [r.variant for r in EXPERIMENTS["xu"].restricted("cpu", ["xu_addition:rpe"]).runs("cpu")]
         ['rpe']
         >>> EXPERIMENTS["xu"].restricted("cpu", ["xu_addition:upe"])  # doctest: +ELLIPSIS

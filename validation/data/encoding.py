@@ -25,13 +25,13 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from tasks.evidence.reference import check_reference
 from tasks.registry import EOS, Example, Format, Task
 from tasks.vectorised import Drawn
-
-from .config import ValidationError
+from validation.config import ValidationError
 
 PAD = "<pad>"
+
+
 IGNORE = -100
 """The target of a position that is not checked (torch's cross-entropy ignore index)."""
 
@@ -275,88 +275,3 @@ def _longest_test_sequence(task: Task) -> int:
     rng = np.random.default_rng(0)
     low, high = task.bins[-1]
     return max(len(e.tokens) for e in task.sample_bin(max(low, high - 2), high, 20, rng))
-
-
-def held_out_sets(task: Task, size: int, seed: int = 0) -> list[list[Example]]:
-    """``size`` examples per length bin (offset 0), the same for every run that uses ``seed``; the
-    task's reference is checked first (once per task object)."""
-    check_reference(task)
-    rng = np.random.default_rng([seed, 7])
-    return [task.sample_bin(low, high, size, rng) for low, high in task.bins]
-
-
-def _fixed_training_set(task: Task, size: int, rng: np.random.Generator) -> list[Example]:
-    """``size`` training examples, without duplicate inputs where the published protocol drops them."""
-    unique = task.dataset.unique if task.dataset else False
-    drawn: dict[tuple[str, ...], Example] = {}
-    examples: list[Example] = []
-    for _ in range(100):
-        for example in task.sample_bin(*task.train_range, size, rng):
-            if not unique:
-                examples.append(example)
-            elif example.tokens not in drawn:
-                drawn[example.tokens] = example
-        examples = examples if not unique else list(drawn.values())
-        if len(examples) >= size:
-            return examples[:size]
-    return examples  # fewer distinct inputs exist than asked for: train on all of them
-
-
-class TrainingStream:
-    """Training examples for one seed, drawn on the fly (or from a fixed set, shuffled per epoch,
-    for the formal-language protocol). Its state is a numpy generator state, saved in checkpoints.
-    """
-
-    def __init__(self, task: Task, seed: int, fixed_size: int | None = None) -> None:
-        check_reference(task)  # training data are the reference's answers: check it (once per task object)
-        self.task = task
-        self.rng = np.random.default_rng([seed, 1])
-        self.fixed: list[Example] | None = None
-        self.order: list[int] = []
-        if fixed_size:
-            self.fixed = _fixed_training_set(task, fixed_size, np.random.default_rng([seed, 2]))
-
-    def next(self, count: int) -> list[Example]:
-        if self.fixed is None:
-            return [self.task.sample_train(self.rng) for _ in range(count)]
-        chosen: list[Example] = []
-        while len(chosen) < count:
-            if not self.order:
-                self.order = list(self.rng.permutation(len(self.fixed)))
-            example = self.fixed[self.order.pop()]
-            chosen.append(Example(example.tokens, example.checked, example.targets, example.length,
-                                  int(self.task.train_offset(example, self.rng))))
-        return chosen
-
-    def state(self) -> dict:
-        return {"rng": self.rng.bit_generator.state, "order": [int(k) for k in self.order]}
-
-    def restore(self, state: dict) -> None:
-        self.rng.bit_generator.state = state["rng"]
-        self.order = list(state["order"])
-
-
-class VectorisedStream:
-    """Training batches for one seed drawn a batch at a time by the task's vectorised sampler
-    (:mod:`tasks.vectorised`): the distribution of :class:`TrainingStream`'s examples, another
-    random stream. Its state is a numpy generator state, saved in checkpoints."""
-
-    fixed = None  # never a fixed training set (see TrainingStream)
-
-    def __init__(self, task: Task, seed: int) -> None:
-        check_reference(task)
-        if task.sample_batch is None:
-            raise ValidationError(f"task {task.name!r} has no vectorised sampler of training batches "
-                                  "(train it with the Python samplers)")
-        _require_seq2seq(task)  # refused when the group is built, not at its first step
-        self.task = task
-        self.rng = np.random.default_rng([seed, 4])
-
-    def next(self, count: int) -> Drawn:
-        return self.task.sample_train_batch(count, self.rng)
-
-    def state(self) -> dict:
-        return {"rng": self.rng.bit_generator.state}
-
-    def restore(self, state: dict) -> None:
-        self.rng.bit_generator.state = state["rng"]

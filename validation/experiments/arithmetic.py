@@ -1,7 +1,7 @@
 """The arithmetic papers' central claims, one experiment per paper (``crasp arithmetic xu|sabbaghi|duan``).
 
 An :class:`Experiment` lists the (task, variant) pairs the claim rests on. Running it trains them
-under a preset with :func:`validation.sweep.validate` (stored, resumable), then probes every
+under a preset with :func:`validation.runs.sweep.validate` (stored, resumable), then probes every
 counted model: accuracy at each number of digits, and the analysis the paper's claim needs (Xu et
 al.: whether beyond the training width the model writes the answer on *truncated* operands;
 Sabbaghi et al.: accuracy by the length of the longest carry cascade; Duan et al.: the lines their
@@ -26,17 +26,27 @@ import numpy as np
 
 from tasks import arithmetic
 from tasks.registry import Task
-
-from . import attention_bias
-from .arithmetic_claims import (  # noqa: F401 - re-exported: the experiments' vocabulary
-    ABOVE, CASCADES_ABOVE, DECLINES, DOWNWARD, FAILS, GENERALIZES, Cascades, Curve, Experiment, Kept, Run,
+from validation.config import Overrides, ValidationError, Variant
+from validation.experiments.probe import answered_as, by_length, input_of
+from validation.models import attention_bias
+from validation.models.build import Trained
+from validation.reports.arithmetic_claims import (
+    ABOVE,
+    CASCADES_ABOVE,
+    DECLINES,
+    DOWNWARD,
+    FAILS,
+    GENERALIZES,
+    Cascades,
+    Curve,
+    Experiment,
+    Kept,
+    Run,
 )
-from .config import Overrides, ValidationError, Variant
-from .probe import Trained, answered_as, by_length, input_of
-from .protocol import overridden
-from .protocol import preset as preset_named
-from .store import Store
-from .sweep import Progress, Validation, validate
+from validation.runs.protocol import overridden
+from validation.runs.protocol import preset as preset_named
+from validation.runs.store import Store
+from validation.runs.sweep import Progress, Validation, validate
 
 CPU_ABC = {"successor": ("abc",), "addition": ("abc", "abc-layers"), "n_times_1": ("abc2",)}
 """The ABC variants each task runs under the ``cpu`` preset: Duan et al.'s kappa = 4.5, except for
@@ -45,8 +55,6 @@ below 4.5, and without it the retrained model cannot see the multiplier (it stay
 digits); at kappa = 2 the line is kept. Addition also runs ``abc-layers``: the 2-layer model's
 line to the previous output, which carries the carry, is in its first layer, and Duan et al.'s
 calibration reads only the last."""
-
-
 
 
 def _modular(kind: str, moduli=arithmetic.MODULI) -> tuple[Run, ...]:
@@ -122,9 +130,6 @@ def experiment(name: str) -> Experiment:
         raise ValidationError(f"experiment {name!r}: expected one of {', '.join(EXPERIMENTS)}") from None
 
 
-# ---------------------------------------------------------------- probes
-
-
 def _models(result: Validation, store: Store, device: str) -> list[Trained]:
     variant = Variant.parse(result.variant)
     return [Trained.from_weights(result.plan.task, variant, run.spec.model, store.weights(run), device)
@@ -195,9 +200,6 @@ def kept_lines(result: Validation, store: Store) -> list[Kept]:
     return found
 
 
-# ---------------------------------------------------------------- running and reporting
-
-
 @dataclass(frozen=True)
 class Outcome:
     """What an experiment produced: the validations, the probes, and the report's path."""
@@ -235,7 +237,7 @@ def run(name: str, *, preset: str = "cpu", store: Store, out: str | Path | None 
     kept = tuple(k for r in results for k in kept_lines(r, store))
     report = None
     if out is not None:
-        from .arithmetic_report import write
+        from validation.reports.arithmetic import write
 
         report = write(chosen, preset, results, curves, carries, out, kept, changed.text())
     return Outcome(chosen, preset, tuple(results), curves, carries, kept, report)

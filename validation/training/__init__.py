@@ -1,0 +1,2 @@
+"""Training a group of seeds of one configuration together: the loop, the optimizer step and the
+device."""

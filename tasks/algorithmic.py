@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from . import anchors, programs, vectorised
-from .types import BOS, INVALID, Format, Labels, Task
+from .types import BOS, INVALID, Format, Labels, Task, UniformOffset
 from .split import Split
 
 TRAIN_RANGE = (0, 50)
@@ -37,11 +37,9 @@ THEOREM_12_STATEMENT = (
 )
 
 
-def offset_up_to(bound):
-    """Training offset uniform in [0, bound(example)] as in the published code."""
-    def draw(example, rng):
-        return int(rng.integers(0, max(bound(example), 0) + 1))
-    return draw
+def offset_up_to(room) -> UniformOffset:
+    """Training offset uniform in [0, room(length, tokens)] as in the published code."""
+    return UniformOffset(room)
 
 
 # ---------------------------------------------------------------- samplers and references
@@ -252,7 +250,7 @@ def copy_every_kth(k: int, vocabulary: int, bins: tuple[tuple[int, int], ...], n
         min_length=2 * k - 1,
         max_length=(vocabulary + k - 1 + 1) // k * k - 1,
         length_rule=_copy_kth_length(k),
-        train_offset=offset_up_to(lambda ex: n_positions - len(ex.tokens)),
+        train_offset=offset_up_to(lambda length, tokens: n_positions - tokens),
         n_positions=n_positions,
         prefix=(BOS, *(["#"] * (k - 1))),
         labels=Labels(True, None),
@@ -272,11 +270,8 @@ def builtin_tasks() -> list[Task]:
     """The algorithmic tasks of Huang et al. (2025), in the paper's order, then copy_every_kth."""
     letters = tuple(string.ascii_lowercase)
     numbers = tuple(str(v) for v in range(MAX_TEST_LENGTH))
-    majority_offset = offset_up_to(lambda ex: MAX_TEST_LENGTH - ex.length)
-    copy_offset = offset_up_to(lambda ex: (MAX_TEST_LENGTH - ex.length) * 2)
-    # the same rooms for the vectorised samplers, from arrays of input lengths
-    majority_room = lambda lengths: MAX_TEST_LENGTH - lengths  # noqa: E731
-    copy_room = lambda lengths: (MAX_TEST_LENGTH - lengths) * 2  # noqa: E731
+    majority_offset = offset_up_to(lambda length, tokens: MAX_TEST_LENGTH - length)
+    copy_offset = offset_up_to(lambda length, tokens: (MAX_TEST_LENGTH - length) * 2)
 
     def labelled(name):
         ape, nope = anchors.paper_labels(name)
@@ -285,7 +280,7 @@ def builtin_tasks() -> list[Task]:
     tasks = [
         Task(
             name="bin_majority", family="algorithmic", format=Format.SEQ2SEQ,
-            sample_batch=functools.partial(vectorised.untied_bits, offset_room=majority_room),
+            sample_batch=vectorised.untied_bits,
             symbols=("0", "1"), outputs=("0", "1"),
             sample_input=lambda n, rng: tuple(_untied_bits(n, rng)),
             answer=lambda x: (_majority_bit(x),),
@@ -300,7 +295,7 @@ def builtin_tasks() -> list[Task]:
         ),
         Task(
             name="majority", family="algorithmic", format=Format.SEQ2SEQ,
-            sample_batch=functools.partial(vectorised.unique_majority, symbols=len(letters), offset_room=majority_room),
+            sample_batch=functools.partial(vectorised.unique_majority, symbols=len(letters)),
             symbols=letters, outputs=letters,
             sample_input=_sample_majority(letters), answer=lambda x: (Counter(x).most_common(1)[0][0],),
             valid=_unique_most_common,
@@ -316,7 +311,7 @@ def builtin_tasks() -> list[Task]:
             split=Split(block=3, description="Alice holds the first 3N bits (N of each stream), Bob the next 3N"),
             symbols=("0", "1"), outputs=("0", "1"),
             sample_input=_sample_interleave, answer=_interleave_answer, valid=_interleave_valid,
-            sample_batch=functools.partial(vectorised.interleaved_majorities, offset_room=majority_room),
+            sample_batch=vectorised.interleaved_majorities,
             n_positions=MAX_TEST_LENGTH + 6, train_range=TRAIN_RANGE, bins=BINS, min_length=3, length_rule=_interleave_length,
             train_offset=majority_offset, labels=labelled("bin_majority_interleave"),
             programs={"ape": programs.interleaved_majority},
@@ -329,7 +324,7 @@ def builtin_tasks() -> list[Task]:
         ),
         Task(
             name="unique_copy", family="algorithmic", format=Format.SEQ2SEQ,
-            sample_batch=functools.partial(vectorised.distinct_symbols, symbols=len(numbers), offset_room=copy_room),
+            sample_batch=functools.partial(vectorised.distinct_symbols, symbols=len(numbers)),
             symbols=numbers, outputs=numbers,
             sample_input=_distinct(numbers), answer=lambda x: tuple(x),
             valid=lambda x: len(x) > 0 and len(set(x)) == len(x),
@@ -343,7 +338,7 @@ def builtin_tasks() -> list[Task]:
         ),
         Task(
             name="repeat_copy", family="algorithmic", format=Format.SEQ2SEQ,
-            sample_batch=functools.partial(vectorised.independent_copy, symbols=2, offset_room=copy_room),
+            sample_batch=functools.partial(vectorised.independent_copy, symbols=2),
             symbols=("a", "b"), outputs=("a", "b"),
             sample_input=_iid(("a", "b")), answer=lambda x: tuple(x),
             valid=lambda x: len(x) > 0,
@@ -360,7 +355,7 @@ def builtin_tasks() -> list[Task]:
         ),
         Task(
             name="sort", family="algorithmic", format=Format.SEQ2SEQ,
-            sample_batch=functools.partial(vectorised.distinct_symbols, symbols=len(numbers), offset_room=copy_room,
+            sample_batch=functools.partial(vectorised.distinct_symbols, symbols=len(numbers),
                                            sort=True),
             symbols=numbers, outputs=numbers,
             sample_input=_distinct(numbers), answer=lambda x: tuple(sorted(x, key=int)),
@@ -374,7 +369,7 @@ def builtin_tasks() -> list[Task]:
         ),
         Task(
             name="parity", family="algorithmic", format=Format.SEQ2SEQ,
-            sample_batch=functools.partial(vectorised.parity_bits, offset_room=majority_room),
+            sample_batch=vectorised.parity_bits,
             symbols=("0", "1"), outputs=("e", "o"),
             sample_input=_sample_parity, answer=lambda x: ("e" if x.count("1") % 2 == 0 else "o",),
             valid=lambda x: True,
@@ -396,10 +391,9 @@ def builtin_tasks() -> list[Task]:
                         description="Alice holds the first operand, Bob the second (N bits each, MSB first)"),
             symbols=("0", "1", "+", "="), outputs=("0", "1"),
             sample_input=_sample_addition, answer=_addition_answer, valid=_addition_valid,
-            sample_batch=functools.partial(vectorised.binary_sums,
-                                           offset_room=lambda tokens: 2 * MAX_TEST_LENGTH - tokens),
+            sample_batch=vectorised.binary_sums,
             n_positions=2 * MAX_TEST_LENGTH, train_range=TRAIN_RANGE, bins=BINS, min_length=4, separator=None,
-            train_offset=offset_up_to(lambda ex: 2 * MAX_TEST_LENGTH - len(ex.tokens)),
+            train_offset=offset_up_to(lambda length, tokens: 2 * MAX_TEST_LENGTH - tokens),
             labels=labelled("addition"),
             no_program={
                 "ape": "not expressible: with the sum written most significant bit first, Bob (holding "

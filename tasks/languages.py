@@ -24,7 +24,7 @@ import numpy as np
 from . import anchors, automata
 from . import language_programs as lp
 from .algorithmic import HUANG, PLAIN_CONTAINED
-from .types import Anchor, Dataset, Format, Labels, Task, TaskError
+from .types import Anchor, Dataset, Format, Labels, Task, TaskError, UniformOffset
 
 Window = Callable[[int, int, np.random.Generator], tuple[str, ...]]
 
@@ -312,7 +312,7 @@ def _task(language: Language) -> Task:
         bins=language.bins,
         min_length=0,
         # n_positions is twice the longest padded length ($ s #); offsets uniform in [0, n_positions / 2).
-        train_offset=lambda example, rng: int(rng.integers(0, longest + 2)),
+        train_offset=UniformOffset(lambda length, tokens: longest + 1),
         n_positions=2 * (longest + 2),
         separator=None,
         labels=Labels(ape, nope),

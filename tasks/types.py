@@ -65,6 +65,28 @@ class Example:
 
 
 @dataclass(frozen=True)
+class UniformOffset:
+    """Training offsets uniform in [0, room] (0 where the room is negative), the room a function of
+    an example's length and its count of tokens, as the published code draws them. The room is
+    plain arithmetic, so it also takes tensors of lengths and counts (the training batches drawn
+    on a device).
+
+    >>> rule = UniformOffset(lambda length, tokens: 10 - tokens)
+    >>> rule(Example(("a",) * 4, (), (), 3), np.random.default_rng(0)) in range(7)
+    True
+    """
+
+    room: Callable[[Any, Any], Any]
+
+    def __call__(self, example: Example, rng: np.random.Generator) -> int:
+        return int(rng.integers(0, max(int(self.room(example.length, len(example.tokens))), 0) + 1))
+
+
+NO_OFFSET = UniformOffset(lambda length, tokens: 0)
+"""Every training example at offset 0."""
+
+
+@dataclass(frozen=True)
 class Labels:
     """The source paper's expressibility labels (None where the paper gives none)."""
 
@@ -102,7 +124,8 @@ class Task:
     tuple of legal-next sets after each prefix; ``valid(x)`` says whether x is in the task's
     domain (used to enumerate inputs exhaustively); ``draw_length(low, high, rng)``, where given,
     draws a length for the bin [low, high] as the published code does (else uniformly);
-    ``train_offset(example, rng)`` draws the published random position offset of training.
+    ``train_offset(example, rng)`` draws the published random position offset of training (a
+    :class:`UniformOffset` wherever training batches may be drawn on a device).
     ``max_length`` bounds the lengths a task can produce, where it has a bound. ``programs`` maps
     "ape"/"nope" to a program factory; a missing entry has its reason in ``no_program``.
     ``sample_window(low, high, rng)``, where given, draws an input for the length window
@@ -142,7 +165,7 @@ class Task:
     min_length: int = 1
     max_length: int | None = None
     length_rule: Callable[[int, int, np.random.Generator], int] | None = None
-    train_offset: Callable[[Example, np.random.Generator], int] = lambda example, rng: 0
+    train_offset: Callable[[Example, np.random.Generator], int] = NO_OFFSET
     prefix: tuple[str, ...] = (BOS,)
     separator: str | None = SEP
     labels: Labels = Labels(None, None)
@@ -170,10 +193,11 @@ class Task:
     distribution: str | None = None
     """The named training distribution, where the paper defines several (Sabbaghi et al.'s "uniform",
     "balanced", "mixed")."""
-    sample_batch: Callable[[np.random.Generator, int, int, int], object] | None = field(default=None, compare=False)
-    """``sample_batch(rng, count, low, high)``, where given: ``count`` training examples for the
-    length window [low, high] drawn at once (a :class:`tasks.vectorised.Drawn`), with the
-    distribution of ``sample_input``, ``draw_length`` and ``train_offset`` but another random stream."""
+    sample_batch: Callable[..., object] | None = field(default=None, compare=False)
+    """``sample_batch(draws, low, high)``, where given: one training example per entry of ``draws``
+    (a :class:`tasks.keyed_random.Draws`) for the length window [low, high], drawn at once as tensor
+    operations on the draws' device (a :class:`tasks.vectorised.Drawn`), with the distribution of
+    ``sample_input``, ``draw_length`` and ``train_offset``."""
     scaffold: tuple[tuple[str, bool], ...] | None = None
     """Duan et al.'s attention-bias scaffold: the source line families each output reads, as
     (family, moving) pairs (see :mod:`validation.models.attention_bias`); None where none is known."""
@@ -234,13 +258,14 @@ class Task:
         """One training example: drawn for the training range, at the published offset."""
         return self._at_train_offset(self._draw(*self.train_range, rng), rng)
 
-    def sample_train_batch(self, count: int, rng: np.random.Generator):
-        """``count`` training examples drawn at once by ``sample_batch`` (a
-        :class:`tasks.vectorised.Drawn`); a TaskError where the task has no vectorised sampler."""
+    def sample_train_batch(self, draws):
+        """One training example per entry of ``draws`` (a :class:`tasks.keyed_random.Draws`),
+        drawn at once by ``sample_batch`` (a :class:`tasks.vectorised.Drawn`); a TaskError where
+        the task has no vectorised sampler."""
         if self.sample_batch is None:
             raise TaskError(f"task {self.name!r} has no vectorised sampler of training batches")
         low, high = self.train_range
-        return self.sample_batch(rng, count, max(low, self.min_length), high)
+        return self.sample_batch(draws, max(low, self.min_length), high)
 
     def _at_train_offset(self, example: Example, rng: np.random.Generator) -> Example:
         return Example(example.tokens, example.checked, example.targets, example.length,

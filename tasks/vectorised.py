@@ -1,15 +1,16 @@
-"""Vectorised samplers of training batches: a task's training examples drawn a batch at a time in a
-handful of numpy operations, instead of example by example in Python.
+"""Vectorised samplers of training batches: a task's training examples drawn a batch at a time as
+tensor operations on any device (a GPU's included), instead of example by example in Python.
 
-A sampler draws ``count`` examples for the length window [low, high] with the distribution of
-the task's own sampling (length, input, answer and training offset); its random stream is
-another, so a run that uses it draws other examples than one that does not (the training
-config says which: ``TrainConfig.sampler``). ``tests/test_vectorised_batches.py`` checks every
-drawn example against the task's reference answer and the distributions against the Python
-samplers'.
+A sampler draws one example per entry of its :class:`tasks.keyed_random.Draws` for the length
+window [low, high], with the distribution of the task's own sampling (length, input and answer;
+the training offset is drawn beside it from the task's :class:`tasks.types.UniformOffset`). Its numbers are keyed by the example's index in its seed's stream, so a batch is
+the same on every device, whatever was drawn before it, and a rejection round redraws only the
+examples it rejected. ``tests/test_vectorised_batches.py`` checks every drawn example against
+the task's reference answer and the distributions against the Python samplers'.
 
->>> import numpy as np
->>> drawn = untied_bits(np.random.default_rng(0), 4, 1, 5, offset_room=lambda lengths: 150 - lengths)
+>>> import torch
+>>> from tasks.keyed_random import Draws
+>>> drawn = untied_bits(Draws((0,), torch.arange(4)), 1, 5)
 >>> drawn.inputs.shape[0], bool((drawn.answers[:, 0] == (2 * drawn.inputs.clip(0).sum(1) > drawn.lengths)).all())
 (4, True)
 """
@@ -17,9 +18,12 @@ samplers'.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import torch
+
+    from .keyed_random import Draws
 
 PAD = -1
 """The id of a place past an input's or an answer's end."""
@@ -27,177 +31,321 @@ PAD = -1
 CANDIDATES = 16
 """Inputs a rejection sampler draws at once per example still to draw."""
 
-Room = Callable[[np.ndarray], np.ndarray]
-"""Per example, from the input lengths, the largest training offset (offsets are uniform in
-[0, room])."""
+# The lanes of an example's random numbers: each quantity drawn for an example reads its own.
+LENGTH, COUNT, PLACES, SYMBOLS, OFFSET, SIDE, SECOND = range(7)
 
 
 @dataclass(frozen=True)
 class Drawn:
     """A batch of drawn examples: ``inputs[b, :lengths[b]]`` index the task's symbols,
-    ``answers[b, :answer_lengths[b]]`` its outputs (:data:`PAD` beyond), ``offsets[b]`` the
-    position offset example b is trained at."""
+    ``answers[b, :answer_lengths[b]]`` its outputs (:data:`PAD` beyond); ``measured[b]``, where
+    given, the example's length in the task's own unit (digits, for arithmetic), else its input
+    length. All are int64 tensors on the draws' device."""
 
-    inputs: np.ndarray
-    lengths: np.ndarray
-    answers: np.ndarray
-    answer_lengths: np.ndarray
-    offsets: np.ndarray
+    inputs: "torch.Tensor"
+    lengths: "torch.Tensor"
+    answers: "torch.Tensor"
+    answer_lengths: "torch.Tensor"
+    measured: "torch.Tensor | None" = None
 
 
-def _lengths(rng: np.random.Generator, count: int, low: int, high: int) -> np.ndarray:
+def _lengths(draws: "Draws", low: int, high: int) -> "torch.Tensor":
     """Lengths uniform in [low, high], as ``Task.draw_length`` draws them."""
-    return rng.integers(low, high + 1, size=count)
+    return draws.integers(LENGTH, low, high)
 
 
-def _offsets(rng: np.random.Generator, lengths: np.ndarray, room: Room) -> np.ndarray:
-    return rng.integers(0, np.maximum(room(lengths), 0) + 1)
-
-
-def _within(lengths: np.ndarray) -> np.ndarray:
+def _within(lengths: "torch.Tensor") -> "torch.Tensor":
     """Where each row's places are inside its length."""
-    return np.arange(int(lengths.max(initial=0)))[None, :] < lengths[:, None]
+    import torch
+
+    width = int(lengths.max()) if lengths.numel() else 0
+    return torch.arange(width, device=lengths.device)[None, :] < lengths[:, None]
 
 
-def _arranged(rng: np.random.Generator, lengths: np.ndarray, ones: np.ndarray) -> np.ndarray:
-    """Rows of ``lengths[b]`` bits with ``ones[b]`` ones in uniformly random places (PAD beyond)."""
+def random_keys(draws: "Draws", lane: int, width: int) -> "torch.Tensor":
+    """Per row, ``width`` distinct random sort keys: 32 random bits per place, the place below them
+    breaking the ties of equal bits (which leaves a bias below width^2 / 2^33 per row)."""
+    import torch
+
+    from .keyed_random import hash_words
+
+    bits = hash_words(draws._words(lane, width), draws.device)
+    return bits * width + torch.arange(width, device=draws.device)
+
+
+def random_order(draws: "Draws", lane: int, width: int) -> "torch.Tensor":
+    """Per row, a uniformly random order of the places 0..width-1."""
+    return random_keys(draws, lane, width).argsort(dim=1)
+
+
+def _arranged(draws: "Draws", lane: int, lengths: "torch.Tensor", ones: "torch.Tensor") -> "torch.Tensor":
+    """Rows of ``lengths[b]`` bits with ``ones[b]`` ones in uniformly random places (PAD beyond): the
+    places of a row's ``ones[b]`` smallest keys, those past its length keyed after every other."""
+    import torch
+
     within = _within(lengths)
-    keys = np.where(within, rng.random(within.shape), 2.0)
-    ranks = keys.argsort(axis=1).argsort(axis=1)  # a uniformly random order of each row's places
-    return np.where(within, (ranks < ones[:, None]).astype(np.int64), PAD)
+    keys = random_keys(draws, lane, within.shape[1]) + (~within).long() * (1 << 50)
+    ranks = keys.argsort(dim=1).argsort(dim=1)
+    return torch.where(within, (ranks < ones[:, None]).long(), PAD)
 
 
-def _untied_ones(rng: np.random.Generator, lengths: np.ndarray) -> np.ndarray:
+def _untied_ones(draws: "Draws", lane: int, lengths: "torch.Tensor") -> "torch.Tensor":
     """Per row, a count of ones uniform in 0..lengths[b] but never lengths[b] / 2 (the Python
-    sampler redraws a tied count)."""
-    ones = rng.integers(0, lengths + 1)
-    while (tied := 2 * ones == lengths).any():
-        ones[tied] = rng.integers(0, lengths[tied] + 1)
-    return ones
+    sampler redraws a tied count: this is the distribution it ends with, drawn at once)."""
+    even = lengths % 2 == 0
+    count = draws.integers(lane, 0, lengths - even.long())
+    return count + (even & (2 * count >= lengths)).long()
 
 
-def _single(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return values[:, None].astype(np.int64), np.ones(len(values), dtype=np.int64)
+def _single(values: "torch.Tensor") -> tuple["torch.Tensor", "torch.Tensor"]:
+    import torch
+
+    return values[:, None].long(), torch.ones(len(values), dtype=torch.int64, device=values.device)
 
 
-def untied_bits(rng: np.random.Generator, count: int, low: int, high: int, *, offset_room: Room) -> Drawn:
+def untied_bits(draws: "Draws", low: int, high: int) -> Drawn:
     """bin_majority: L bits whose count of ones is uniform in 0..L but never L/2; the majority bit."""
-    lengths = _lengths(rng, count, low, high)
-    ones = _untied_ones(rng, lengths)
-    inputs = _arranged(rng, lengths, ones)
-    return Drawn(inputs, lengths, *_single(2 * ones > lengths), _offsets(rng, lengths, offset_room))
+    lengths = _lengths(draws, low, high)
+    ones = _untied_ones(draws, COUNT, lengths)
+    inputs = _arranged(draws, PLACES, lengths, ones)
+    return Drawn(inputs, lengths, *_single(2 * ones > lengths))
 
 
-def interleaved_majorities(rng: np.random.Generator, count: int, low: int, high: int, *, offset_room: Room,
-                           period: int = 3) -> Drawn:
+def interleaved_majorities(draws: "Draws", low: int, high: int, *, period: int = 3) -> Drawn:
     """bin_majority_interleave: a length drawn in [low, high] rounded to a multiple of ``period``
-    (and nudged back into the window, as ``tasks.algorithmic._interleave_length`` does), then
-    ``period`` interleaved streams of untied bits; each stream's majority bit."""
+    (half to even, as numpy rounds, and nudged back into the window, as
+    ``tasks.algorithmic._interleave_length`` does), then ``period`` interleaved streams of untied
+    bits; each stream's majority bit."""
+    import torch
+
     low = max(period, low)
-    streams = np.round(rng.integers(low, high + 1, size=count) / period).astype(np.int64)
-    streams -= streams * period > high
-    streams += streams * period < low
+    streams = torch.round(draws.integers(LENGTH, low, high) / period).long()
+    streams -= (streams * period > high).long()
+    streams += (streams * period < low).long()
     lengths = streams * period
-    inputs = np.full((count, int(lengths.max())), PAD, dtype=np.int64)
-    answers = np.zeros((count, period), dtype=np.int64)
+    width = int(lengths.max()) if len(lengths) else 0
+    inputs = torch.full((draws.count, width), PAD, dtype=torch.int64, device=draws.device)
+    answers = torch.zeros((draws.count, period), dtype=torch.int64, device=draws.device)
     for k in range(period):
-        ones = _untied_ones(rng, streams)
-        bits = _arranged(rng, streams, ones)
+        ones = _untied_ones(draws, COUNT + 10 * (k + 1), streams)
+        bits = _arranged(draws, PLACES + 10 * (k + 1), streams, ones)
         inputs[:, k::period][:, :bits.shape[1]] = bits
-        answers[:, k] = 2 * ones > streams
-    return Drawn(inputs, lengths, answers, np.full(count, period), _offsets(rng, lengths, offset_room))
+        answers[:, k] = (2 * ones > streams).long()
+    return Drawn(inputs, lengths, answers, torch.full_like(lengths, period))
 
 
-def binary_sums(rng: np.random.Generator, count: int, low: int, high: int, *, offset_room: Room) -> Drawn:
+def binary_sums(draws: "Draws", low: int, high: int) -> Drawn:
     """addition: ``a + b =`` in binary, L symbols in all, the first operand's width uniform in
     1..L-3, each operand a 1 and random bits (or one random bit); the sum's bits. Symbols: 0, 1,
-    +, =. ``offset_room`` receives the length of the whole sequence (``<bos>``, input, sum,
-    ``<eos>``)."""
-    lengths = _lengths(rng, count, low, high)
-    if int(lengths.max(initial=0)) > 63:
+    +, =."""
+    import torch
+
+    lengths = _lengths(draws, low, high)
+    if int(lengths.max()) > 63:
         raise ValueError("binary operands beyond 61 bits are drawn by the Python sampler")
-    first = rng.integers(1, lengths - 3 + 1)
+    first = draws.integers(COUNT, 1, lengths - 3)
     second = lengths - 2 - first
-    column = np.arange(int(lengths.max()))[None, :]
-    bits = rng.integers(0, 2, size=(count, column.shape[1]))
+    column = torch.arange(int(lengths.max()), device=draws.device)[None, :]
+    bits = draws.integers(PLACES, 0, 1, width=column.shape[1])
     in_first, in_second = column < first[:, None], (column > first[:, None]) & (column < lengths[:, None] - 1)
     leading = (column == 0) & (first[:, None] > 1) | (column == first[:, None] + 1) & (second[:, None] > 1)
-    bits = np.where(leading, 1, bits)
-    inputs = np.where(in_first | in_second, bits, PAD)
-    inputs = np.where(column == first[:, None], 2, inputs)
-    inputs = np.where(column == lengths[:, None] - 1, 3, inputs)
-    weight_first = np.where(in_first, first[:, None] - 1 - column, 0)
-    weight_second = np.where(in_second, lengths[:, None] - 2 - column, 0)
-    total = ((bits * in_first) << weight_first).sum(axis=1) + ((bits * in_second) << weight_second).sum(axis=1)
-    widths = np.maximum(1, (total[:, None] >= (1 << np.arange(63, dtype=np.int64))[None, :]).sum(axis=1))
-    place = np.arange(int(widths.max()))[None, :]
-    answers = np.where(place < widths[:, None], (total[:, None] >> np.maximum(widths[:, None] - 1 - place, 0)) & 1,
-                       PAD)
-    offsets = _offsets(rng, lengths, lambda n: offset_room(1 + n + widths + 1))
-    return Drawn(inputs, lengths, answers, widths, offsets)
+    bits = torch.where(leading, 1, bits)
+    inputs = torch.where(in_first | in_second, bits, PAD)
+    inputs = torch.where(column == first[:, None], 2, inputs)
+    inputs = torch.where(column == lengths[:, None] - 1, 3, inputs)
+    weight_first = torch.where(in_first, first[:, None] - 1 - column, 0)
+    weight_second = torch.where(in_second, lengths[:, None] - 2 - column, 0)
+    total = ((bits * in_first) << weight_first).sum(dim=1) + ((bits * in_second) << weight_second).sum(dim=1)
+    powers = torch.ones(1, dtype=torch.int64, device=draws.device) << torch.arange(63, device=draws.device)
+    widths = (total[:, None] >= powers[None, :]).sum(dim=1).clamp(min=1)
+    place = torch.arange(int(widths.max()), device=draws.device)[None, :]
+    shift = (widths[:, None] - 1 - place).clamp(min=0)
+    answers = torch.where(place < widths[:, None], (total[:, None] >> shift) & 1, PAD)
+    return Drawn(inputs, lengths, answers, widths)
 
 
-def parity_bits(rng: np.random.Generator, count: int, low: int, high: int, *, offset_room: Room) -> Drawn:
+def parity_bits(draws: "Draws", low: int, high: int) -> Drawn:
     """parity: L bits whose count of ones is uniform in 0..L; its parity (outputs e, o)."""
-    lengths = _lengths(rng, count, low, high)
-    ones = rng.integers(0, lengths + 1)
-    inputs = _arranged(rng, lengths, ones)
-    return Drawn(inputs, lengths, *_single(ones % 2), _offsets(rng, lengths, offset_room))
+    lengths = _lengths(draws, low, high)
+    ones = draws.integers(COUNT, 0, lengths)
+    inputs = _arranged(draws, PLACES, lengths, ones)
+    return Drawn(inputs, lengths, *_single(ones % 2))
 
 
-def unique_majority(rng: np.random.Generator, count: int, low: int, high: int, *, symbols: int,
-                    offset_room: Room) -> Drawn:
+def unique_majority(draws: "Draws", low: int, high: int, *, symbols: int) -> Drawn:
     """majority: L symbols uniform and independent, redrawn until one is strictly the most common;
-    that symbol."""
-    lengths = _lengths(rng, count, low, high)
+    that symbol. Each round draws :data:`CANDIDATES` inputs for every example still to draw and
+    keeps the first that passes (the same rejection sampling as the Python sampler's)."""
+    import torch
+
+    lengths = _lengths(draws, low, high)
     within = _within(lengths)
-    inputs = np.full(within.shape, PAD, dtype=np.int64)
-    pending, candidates = np.arange(count), 1
+    width = within.shape[1]
+    inputs = torch.full(within.shape, PAD, dtype=torch.int64, device=draws.device)
+    pending = torch.arange(draws.count, device=draws.device)
+    rounds = draws
     while len(pending):
-        # The Python sampler redraws an input until its most common symbol is unique (for two
-        # symbols of 26, one draw in 26): each row still to draw draws CANDIDATES inputs at once
-        # after the first round and keeps the first that passes, which is the same rejection sampling.
-        rows = np.repeat(within[pending], candidates, axis=0)
-        drawn = np.where(rows, rng.integers(0, symbols, size=rows.shape), PAD)
-        counts = _counts(drawn, rows, symbols)
-        unique = ((counts == counts.max(axis=1)[:, None]).sum(axis=1) == 1).reshape(len(pending), candidates)
-        passed = unique.any(axis=1)
-        first = unique.argmax(axis=1)
-        chosen = drawn.reshape(len(pending), candidates, -1)[np.arange(len(pending)), first]
+        rows = within[pending]
+        # candidate c's place j is numbered c * 2^16 + j: an example's numbers do not depend on its batch
+        places = (torch.arange(CANDIDATES, device=draws.device)[:, None] << 16) + torch.arange(width, device=draws.device)
+        drawn = rounds.subset(pending).integers(SYMBOLS, 0, symbols - 1, width=places.flatten())
+        drawn = drawn.view(len(pending), CANDIDATES, width)
+        drawn = torch.where(rows[:, None, :], drawn, PAD)
+        counts = _counts(drawn.reshape(-1, width), rows.repeat_interleave(CANDIDATES, dim=0), symbols)
+        unique = ((counts == counts.max(dim=1, keepdim=True).values).sum(dim=1) == 1).view(len(pending), CANDIDATES)
+        passed = unique.any(dim=1)
+        first = unique.long().argmax(dim=1)
+        chosen = drawn[torch.arange(len(pending), device=draws.device), first]
         inputs[pending[passed]] = chosen[passed]
-        pending, candidates = pending[~passed], CANDIDATES
-    answers = _counts(inputs, within, symbols).argmax(axis=1)
-    return Drawn(inputs, lengths, *_single(answers), _offsets(rng, lengths, offset_room))
+        pending, rounds = pending[~passed], rounds.again()
+    answers = _counts(inputs, within, symbols).argmax(dim=1)
+    return Drawn(inputs, lengths, *_single(answers))
 
 
-def _counts(ids: np.ndarray, within: np.ndarray, symbols: int) -> np.ndarray:
+def _counts(ids: "torch.Tensor", within: "torch.Tensor", symbols: int) -> "torch.Tensor":
     """Per row, how many times each symbol occurs within the row's length."""
-    rows = np.nonzero(within)[0]
-    return np.bincount(rows * symbols + ids[within], minlength=len(ids) * symbols).reshape(len(ids), symbols)
+    import torch
+
+    counts = torch.zeros((len(ids), symbols), dtype=torch.int64, device=ids.device)
+    return counts.scatter_add_(1, ids.clamp(min=0), within.long())
 
 
-def independent_copy(rng: np.random.Generator, count: int, low: int, high: int, *, symbols: int,
-                     offset_room: Room) -> Drawn:
+def independent_copy(draws: "Draws", low: int, high: int, *, symbols: int) -> Drawn:
     """repeat_copy: L symbols uniform and independent; the same L symbols."""
-    lengths = _lengths(rng, count, low, high)
+    import torch
+
+    lengths = _lengths(draws, low, high)
     within = _within(lengths)
-    inputs = np.where(within, rng.integers(0, symbols, size=within.shape), PAD)
-    return Drawn(inputs, lengths, inputs, lengths, _offsets(rng, lengths, offset_room))
+    inputs = torch.where(within, draws.integers(SYMBOLS, 0, symbols - 1, width=within.shape[1]), PAD)
+    return Drawn(inputs, lengths, inputs, lengths)
 
 
-def distinct_symbols(rng: np.random.Generator, count: int, low: int, high: int, *, symbols: int,
-                     offset_room: Room, sort: bool = False) -> Drawn:
+def distinct_symbols(draws: "Draws", low: int, high: int, *, symbols: int,
+                     sort: bool = False) -> Drawn:
     """unique_copy and sort: L distinct symbols in uniformly random order (an ordered sample
     without replacement); the same symbols, or (``sort``) the symbols in their own order."""
+    import torch
+
     if high > symbols:
         raise ValueError(f"{high} distinct symbols cannot be drawn from {symbols}")
-    lengths = _lengths(rng, count, low, high)
+    lengths = _lengths(draws, low, high)
     within = _within(lengths)
-    order = rng.random((count, symbols)).argsort(axis=1)[:, :within.shape[1]]
-    inputs = np.where(within, order, PAD)
-    answers = np.where(within, np.sort(np.where(within, order, symbols), axis=1), PAD) if sort else inputs
-    return Drawn(inputs, lengths, answers, lengths, _offsets(rng, lengths, offset_room))
+    order = random_order(draws, SYMBOLS, symbols)[:, :within.shape[1]]
+    inputs = torch.where(within, order, PAD)
+    answers = torch.where(within, torch.where(within, order, symbols).sort(dim=1).values, PAD) if sort else inputs
+    return Drawn(inputs, lengths, answers, lengths)
 
 
-__all__ = ["PAD", "Drawn", "binary_sums", "distinct_symbols", "independent_copy", "interleaved_majorities",
-           "parity_bits", "unique_majority", "untied_bits"]
+# ---------------------------------------------------------------- Duan et al.'s formats
+
+
+def _digits_exactly(draws: "Draws", lane: int, digits: "torch.Tensor", width: int) -> "torch.Tensor":
+    """Per row, the digits (most significant first, in ``width`` places, the row's ``digits[b]``
+    last) of a number uniform among those with exactly ``digits[b]`` digits (0-9 for one digit):
+    a leading digit in 1..9, the rest in 0..9, as ``tasks.arithmetic.common.digits_exactly``."""
+    import torch
+
+    place = torch.arange(width, device=draws.device)[None, :] - (width - digits[:, None])  # 0 = leading digit
+    free = draws.integers(lane, 0, 9, width=width)
+    leading = draws.integers(lane + 100, 1, 9)[:, None]
+    return torch.where((place == 0) & (digits[:, None] > 1), leading, free) * (place >= 0)
+
+
+def _value(digit_rows: "torch.Tensor") -> "torch.Tensor":
+    """The numbers whose digits (most significant first) are the rows (at most 18 digits)."""
+    import torch
+
+    if digit_rows.shape[1] > 18:
+        raise ValueError("numbers beyond 18 digits are drawn by the Python sampler")
+    powers = 10 ** torch.arange(digit_rows.shape[1] - 1, -1, -1, device=digit_rows.device)
+    return (digit_rows * powers).sum(dim=1)
+
+
+def _reversed_digits(values: "torch.Tensor", widths: "torch.Tensor") -> "torch.Tensor":
+    """Per row, ``values[b]`` zero-padded to ``widths[b]`` digits, least significant first (PAD beyond)."""
+    import torch
+
+    place = torch.arange(int(widths.max()), device=values.device)[None, :]
+    digits = (values[:, None] // 10 ** place.clamp(max=18)) % 10
+    return torch.where(place < widths[:, None], digits, PAD)
+
+
+def _packed(parts: list[tuple["torch.Tensor", "torch.Tensor"]], width: int) -> "torch.Tensor":
+    """Rows made of consecutive parts: each part is (ids (rows x columns, right-aligned to its
+    row's count), counts), placed one after another, PAD beyond."""
+    import torch
+
+    rows = parts[0][0].shape[0]
+    out = torch.full((rows, width), PAD, dtype=torch.int64, device=parts[0][0].device)
+    start = torch.zeros(rows, dtype=torch.int64, device=out.device)
+    column = torch.arange(width, device=out.device)[None, :]
+    for ids, counts in parts:
+        span = ids.shape[1]
+        place = column - start[:, None] + (span - counts[:, None])  # the part's own column
+        inside = (column >= start[:, None]) & (column < (start + counts)[:, None])
+        out = torch.where(inside, ids.gather(1, place.clamp(0, span - 1)), out)
+        start = start + counts
+    return out
+
+
+def duan_successor(draws: "Draws", low: int, high: int) -> Drawn:
+    """duan_successor: n uniform in [low, high], x uniform with exactly n digits; x + 1 reversed
+    in n + 1 digits."""
+    lengths = _lengths(draws, low, high)
+    width = int(lengths.max())
+    digits = _digits_exactly(draws, PLACES, lengths, width)
+    answers = _reversed_digits(_value(digits) + 1, lengths + 1)
+    return Drawn(_packed([(digits, lengths)], width), lengths, answers, lengths + 1)
+
+
+def duan_addition(draws: "Draws", low: int, high: int) -> Drawn:
+    """duan_addition: Xu et al.'s D_n pair (one operand with exactly n digits, the other below
+    10^n, either first with equal chance), ``a + b`` zero-padded to n digits each; the sum reversed
+    in n + 1 digits. Symbols: the digits, then ``+`` (id 10)."""
+    import torch
+
+    digits = _lengths(draws, low, high)
+    width = int(digits.max())
+    exact = _digits_exactly(draws, PLACES, digits, width)
+    below = draws.integers(SECOND, 0, 9, width=width) * (torch.arange(width, device=draws.device)[None, :]
+                                                        >= width - digits[:, None])
+    swap = draws.integers(SIDE, 0, 1)[:, None].bool()
+    a, b = torch.where(swap, below, exact), torch.where(swap, exact, below)
+    plus = torch.full((draws.count, 1), 10, dtype=torch.int64, device=draws.device)
+    ones = torch.ones_like(digits)
+    inputs = _packed([(a, digits), (plus, ones), (b, digits)], 2 * width + 1)
+    answers = _reversed_digits(_value(a) + _value(b), digits + 1)
+    return Drawn(inputs, 2 * digits + 1, answers, digits + 1, digits)
+
+
+def duan_parity(draws: "Draws", low: int, high: int) -> Drawn:
+    """duan_parity_scratchpad: n bits uniform and independent; their prefix XORs in input order."""
+    import torch
+
+    lengths = _lengths(draws, low, high)
+    within = _within(lengths)
+    bits = draws.integers(PLACES, 0, 1, width=within.shape[1]) * within
+    inputs = torch.where(within, bits, PAD)
+    answers = torch.where(within, bits.cumsum(dim=1) % 2, PAD)
+    return Drawn(inputs, lengths, answers, lengths)
+
+
+def duan_times_one(draws: "Draws", low: int, high: int) -> Drawn:
+    """duan_n_times_1: a uniform with exactly n digits, d uniform in 0..9, ``a * d``; the product
+    reversed in n + 1 digits. Symbols: the digits, then ``*`` (id 10)."""
+    import torch
+
+    digits = _lengths(draws, low, high)
+    width = int(digits.max())
+    a = _digits_exactly(draws, PLACES, digits, width)
+    d = draws.integers(SECOND, 0, 9)
+    times = torch.full((draws.count, 1), 10, dtype=torch.int64, device=draws.device)
+    ones = torch.ones_like(digits)
+    inputs = _packed([(a, digits), (times, ones), (d[:, None], ones)], width + 2)
+    answers = _reversed_digits(_value(a) * d, digits + 1)
+    return Drawn(inputs, digits + 2, answers, digits + 1, digits)
+
+
+__all__ = ["PAD", "Drawn", "random_keys", "random_order", "binary_sums", "distinct_symbols", "duan_addition", "duan_parity", "duan_successor",
+           "duan_times_one", "independent_copy", "interleaved_majorities", "parity_bits", "unique_majority",
+           "untied_bits"]

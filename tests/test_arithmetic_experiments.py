@@ -133,7 +133,7 @@ def test_trained_exact_match_agrees_with_training_evaluation():
     weights = {n: p[0].detach() for n, p in group.params.items()}
     trained = Trained.from_weights(task, Variant.parse("rpe"), ModelConfig(1, 2, 16), weights)
     for batch, examples in zip(group.tests, held_out_sets(task, 64)):
-        assert np.array_equal(trained.exact(examples), group._exact(batch)[0].numpy())
+        assert np.array_equal(trained.exact(examples), group.exact(batch)[0].numpy())
     with pytest.raises(ValidationError, match="do not fit"):
         Trained.from_weights(task, Variant.parse("ape"), ModelConfig(1, 2, 16), weights)
 

@@ -164,20 +164,22 @@ def test_outputs_depend_on_the_past_only_and_not_on_the_batch(variant):
 
 
 @pytest.mark.parametrize("variant", ["sinusoidal", "abs"])
-def test_dropout_acts_only_while_training_and_adds_no_parameters(variant):
+def test_dropout_acts_only_with_a_noise_key_and_adds_no_parameters(variant):
     task, encoding, examples, batch = _batch("duan_addition", [2, 4])
     torch.manual_seed(0)
-    model = EncoderDecoder(ModelConfig(2, 2, 16, dropout=0.5), encoding, Variant.parse(variant)).eval()
+    model = EncoderDecoder(ModelConfig(2, 2, 16, dropout=0.5), encoding, Variant.parse(variant))
+    noise = torch.tensor([7919, 0])  # a seed's dropout key and a step
     with torch.no_grad():
         evaluated = model(batch.ids)
         assert torch.equal(model(batch.ids), evaluated)
         logits, (*_, (own, source)) = model(batch.ids, record=True)  # calibration reads undropped weights
         assert torch.allclose(logits, evaluated, atol=1e-5)
         assert torch.allclose(source.sum(-1), torch.ones_like(source.sum(-1)))
-        assert not torch.allclose(model.train()(batch.ids), evaluated)
+        dropped = model(batch.ids, noise=noise)
+        assert not torch.allclose(dropped, evaluated) and torch.equal(dropped, model(batch.ids, noise=noise))
         plain = EncoderDecoder(ModelConfig(2, 2, 16), encoding, Variant.parse(variant))
         plain.load_state_dict(model.state_dict())
-        assert torch.allclose(plain.train()(batch.ids), evaluated, atol=1e-5)
+        assert torch.allclose(plain(batch.ids, noise=noise), evaluated, atol=1e-5)
 
 
 def test_dropout_trains_the_encoder_decoder_reproducibly():

@@ -86,43 +86,21 @@ def _train(steps=12):
     return torch.stack([group.train_step() for _ in range(steps)]), group.params
 
 
-def _clip_with(monkeypatch, clip):
-    monkeypatch.setattr(SeedGroup, "_clip_per_seed", lambda self, max_norm: clip(
-        [p.grad for p in self.params.values() if p.grad is not None], max_norm))
-
-
 def test_training_clips_as_before(monkeypatch):
     """On the CPU a group trains bit for bit as with the per-tensor clipping; with the fused norms
     (a GPU's default) to float tolerance."""
+    import validation.training.step as step
+
     losses, params = _train()
-    _clip_with(monkeypatch, clip_per_seed_reference)
+    monkeypatch.setattr(step, "clip_per_seed", clip_per_seed_reference)
     reference_losses, reference_params = _train()
     assert torch.equal(losses, reference_losses)
     assert all(torch.equal(params[name], reference_params[name]) for name in params)
-    _clip_with(monkeypatch, lambda grads, max_norm: clip_per_seed(grads, max_norm, fused=True))
+    monkeypatch.setattr(step, "clip_per_seed", lambda grads, max_norm: clip_per_seed(grads, max_norm, fused=True))
     fused_losses, fused_params = _train()
     torch.testing.assert_close(fused_losses, reference_losses, rtol=1e-5, atol=1e-6)
     for name in params:
         torch.testing.assert_close(fused_params[name], reference_params[name], rtol=1e-4, atol=1e-5)
-
-
-def test_the_multi_tensor_adamw_trains_bit_for_bit_as_torch_s_cpu_default(monkeypatch):
-    """On the CPU torch's AdamW loops over the tensors in Python unless asked for its multi-tensor
-    form; the group asks for it, and trains exactly as the loop does."""
-    losses, params = _train()
-    built = SeedGroup._optimizer
-
-    def looping(self):
-        optimizer = built(self)
-        assert all(group["foreach"] for group in optimizer.param_groups)
-        for group in optimizer.param_groups:
-            group["foreach"] = False
-        return optimizer
-
-    monkeypatch.setattr(SeedGroup, "_optimizer", looping)
-    reference_losses, reference_params = _train()
-    assert torch.equal(losses, reference_losses)
-    assert all(torch.equal(params[name], reference_params[name]) for name in params)
 
 
 # ---------------------------------------------------------------- collation
@@ -165,62 +143,3 @@ def test_collate_refuses_what_the_reference_refuses():
     far = type(example)(example.tokens, example.checked, example.targets, example.length, encoding.n_positions)
     with pytest.raises(ValidationError, match="does not fit"):
         encoding.collate([far])
-
-
-# ---------------------------------------------------------------- the compiled step (opt-in)
-
-
-def test_compile_mode_comes_from_the_keyword_or_the_environment(monkeypatch):
-    from validation.training.group import COMPILE_VARIABLE, compile_mode
-
-    monkeypatch.delenv(COMPILE_VARIABLE, raising=False)
-    assert compile_mode() is None and compile_mode(True) == "default"
-    for value, mode in (("", None), ("0", None), ("1", "default"), ("reduce-overhead", "reduce-overhead")):
-        monkeypatch.setenv(COMPILE_VARIABLE, value)
-        assert compile_mode() == mode
-    assert compile_mode(False) is None  # the keyword wins over the environment
-
-
-def test_compiled_step_follows_the_eager_one():
-    """The whole step (losses, gradients, per-seed clipping, AdamW) compiled as one graph: a graph
-    per batch width and group size, each taking seconds to build, so a task whose sequences all
-    have one length (Xu et al.'s fixed width). The first step is eager (it creates AdamW's
-    moments); the compiled ones keep the optimizer's state as an eager step does, so an eager
-    step can follow them."""
-    def run(compiled):
-        config = TrainConfig(steps=20, batch_size=4, eval_every=10**6, test_size=2, grad_clip=0.05)
-        group = SeedGroup(registry.get("xu_mod50_addition"), Variant.parse("ape"), ModelConfig(1, 1, 16), config,
-                          seeds=(0, 1, 2), compile_step=compiled)
-        losses = [group.train_step() for _ in range(4)]
-        group.keep_only([0, 2])  # a smaller group: another graph
-        losses += [group.train_step() for _ in range(2)]
-        if compiled:
-            assert group._whole_step.calls == 5 and not group._whole_step.failed  # every step but the first
-            group._whole_step = None  # then eager steps on the state the compiled ones left
-        losses += [group.train_step() for _ in range(2)]
-        state = group.optimizer.state_dict()["state"]
-        return ([loss.tolist() for loss in losses], {n: p.detach() for n, p in group.params.items()},
-                [float(s["step"]) for s in state.values()], [s["exp_avg_sq"] for s in state.values()])
-
-    compiled, eager = run(True), run(False)
-    assert compiled[2] == eager[2] == [8.0] * len(eager[2])
-    torch.testing.assert_close(compiled, eager, rtol=1e-4, atol=1e-5)
-
-
-def test_a_step_torch_cannot_compile_runs_eagerly_and_says_so():
-    def run(broken):
-        config = TrainConfig(steps=20, batch_size=4, eval_every=10**6, test_size=2)
-        group = SeedGroup(registry.get("bin_majority"), Variant.parse("ape"), ModelConfig(1, 1, 16), config,
-                          seeds=(0, 1), compile_step=broken)
-        if broken:
-            def fail(*arguments):
-                raise RuntimeError("no compiler here\nsecond line")
-            group._whole_step._compiled = fail
-        losses = [group.train_step() for _ in range(3)]
-        return [loss.tolist() for loss in losses], {n: p.detach() for n, p in group.params.items()}, group
-
-    with pytest.warns(RuntimeWarning, match="failed to compile .RuntimeError: no compiler here.; training goes on"):
-        broken = run(True)
-    assert broken[2]._whole_step.failed and broken[2]._whole_step.calls == 0
-    eager = run(False)
-    assert broken[0] == eager[0] and all(torch.equal(broken[1][n], eager[1][n]) for n in eager[1])

@@ -210,31 +210,33 @@ def test_dropout_is_part_of_the_label_and_of_no_key_without_it():
 
 
 @pytest.mark.parametrize("variant", ["ape", "rpe4"])
-def test_dropout_acts_only_while_training(variant):
+def test_dropout_acts_only_with_a_noise_key_and_the_key_decides_the_masks(variant):
     torch.manual_seed(0)
     model = GPT(ModelConfig(2, 2, 16, dropout=0.5), vocab_size=6, n_positions=8, variant=variant)
     ids, positions = torch.tensor([[4, 0, 1, 5, 2, 3]]), torch.arange(6)[None]
-    model.eval()
     evaluated = model(ids, positions)
     assert torch.equal(evaluated, model(ids, positions))
-    model.train()
-    assert not torch.allclose(model(ids, positions), evaluated)
+    noise = torch.tensor([7919, 3])  # a seed's key and a step
+    dropped = model(ids, positions, noise)
+    assert not torch.allclose(dropped, evaluated)
+    assert torch.equal(dropped, model(ids, positions, noise))  # the same key and step: the same masks
+    assert not torch.allclose(model(ids, positions, torch.tensor([7919, 4])), dropped)  # the next step: others
     plain = GPT(ModelConfig(2, 2, 16), vocab_size=6, n_positions=8, variant=variant)
     plain.load_state_dict(model.state_dict())  # dropout adds no parameters
-    assert torch.allclose(plain.train()(ids, positions), evaluated, atol=1e-6)
+    assert torch.allclose(plain(ids, positions, noise), evaluated, atol=1e-6)
 
 
 def test_dropout_runs_are_reproducible_alone_and_after_a_resume():
     task, ape, dropped = registry.get("parity"), Variant.parse("ape"), dataclasses.replace(TINY, dropout=0.3)
-    group = SeedGroup(task, ape, dropped, QUICK, seeds=(0, 1))
     outside = torch.get_rng_state()
+    group = SeedGroup(task, ape, dropped, QUICK, seeds=(0, 1))
     for _ in range(3):
         group.train_step()
     buffer = io.BytesIO()
     torch.save(group.state(), buffer)
     for _ in range(3):
         group.train_step()
-    assert torch.equal(torch.get_rng_state(), outside)  # masks come from the seeds' own streams
+    assert torch.equal(torch.get_rng_state(), outside)  # masks are keyed by seed and step, not drawn from torch
 
     resumed = SeedGroup(task, ape, dropped, QUICK, seeds=(0, 1))
     buffer.seek(0)
@@ -521,7 +523,7 @@ def test_formal_protocol_trains_epochs_over_a_fixed_set():
     train = TrainConfig(lr=1e-3, batch_size=4, epochs=2, train_size=10, eval_every=3, test_size=4)
     group = SeedGroup(registry.get("d_2"), Variant.parse("ape"), TINY, train, seeds=(0,))
     assert group.total_steps == 6
-    assert len({e.tokens for e in group.streams[0].fixed}) == 10
+    assert len({e.tokens for e in group.feed.streams[0].fixed}) == 10
     (result,) = group.run()
     assert len(result.accuracy) == len(registry.get("d_2").bins)
 
@@ -704,7 +706,7 @@ def test_validate_json_is_one_document_of_every_run(tiny_cli):
     store, (status, out, err) = tiny_cli
     assert status == 0, err
     document = _document(out)
-    assert set(document) == {"store", "device", "overrides", "runs", "failed", "report"}
+    assert set(document) == {"store", "device", "overrides", "runs", "failed", "stopped", "report"}
     assert document["store"] == store and document["overrides"] == {} and document["failed"] == []
     assert document["report"] is None
     assert document["device"] == ("cuda" if torch.cuda.is_available() else "cpu")  # --device auto, the default

@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from validation.training.device import use_tensor_cores
-
 if TYPE_CHECKING:
     from tqdm import tqdm
 
@@ -83,45 +81,70 @@ def _print_json(document, out) -> None:
 def _device(args) -> None:
     """``args.device`` resolved (auto: cuda where torch sees a GPU, else cpu) and, for runs trained
     here, checked before any store is made; with ``--executor ray`` an auto device is resolved by
-    each job on its own machine (``args.job_device``)."""
-    from validation.training.device import device_name, resolve_device
+    each job on its own machine (``args.job_device``). ``args.machine``: the device with the way
+    steps are taken and the time limit."""
+    import time
+
+    from validation.training.device import Machine, device_name, resolve_device
+    from validation.training.group import stepping
 
     args.job_device = args.device
     args.device = device_name(args.device)
-    if getattr(args, "executor", "sequential") == "sequential":
-        resolve_device(args.device)
+    if getattr(args, "executor", "sequential") != "ray":
+        stepping(args.step, resolve_device(args.device))  # a bad --step is refused before anything is made
+    deadline = time.time() + 60 * args.time_limit if args.time_limit else None
+    args.machine = Machine(args.device, args.step, deadline)
 
 
 def _with_sampler(plan, sampler: str, err):
-    """``plan`` drawing its training examples with ``sampler`` where its task has one (a note says
-    where it does not)."""
+    """``plan`` drawing its training examples with ``sampler`` where its task can (a note says
+    where it cannot)."""
     import dataclasses
 
-    if plan.task.sample_batch is None or plan.train.epochs:
-        print(f"crasp: note: {plan.task.name} has no {sampler} sampler for this protocol; its examples are "
-              "drawn by the Python samplers", file=err)
+    from validation.data.device import cannot_draw
+
+    why = cannot_draw(plan.task, epochs=bool(plan.train.epochs)) if sampler == "device" else None
+    if why:
+        print(f"crasp: note: {why}; its examples are drawn by the Python samplers", file=err)
         return plan
     return dataclasses.replace(plan, train=dataclasses.replace(plan.train, sampler=sampler))
 
 
-def _sweep_elsewhere(args, pairs: list[tuple[str, str]], err, rules=None) -> set[tuple[str, str]]:
-    """With ``--executor ray``, train every (task, variant) as Ray tasks into the store first (the
-    command then reads the results from it); the pairs that failed. ``rules``: the preset (with
-    any overrides), else the one ``--preset`` names."""
+def _overrides(args):
+    """The settings ``--set``, ``--config`` and ``--precision`` replace in the preset's plans."""
+    from validation.config import Overrides
+
+    settings = list(args.set or ()) + ([f"precision={args.precision}"] if args.precision else [])
+    return Overrides.parse(settings, args.config)
+
+
+def _stopped(stop, err) -> None:
+    print(f"crasp: stopped at the time limit: {stop}; run the same command again to resume (finished runs are "
+          f"stored)", file=err)
+
+
+def _sweep_elsewhere(args, pairs: list[tuple[str, str]], err, rules=None) -> tuple[set[tuple[str, str]], bool]:
+    """With ``--executor ray`` or ``side-by-side``, train every (task, variant) with it into the
+    store first (the command then reads the results from it); the pairs that failed, and whether
+    the time limit stopped the sweep. ``rules``: the preset (with any overrides), else the one
+    ``--preset`` names."""
     from validation.runs.executors import Settings, executor, plan_jobs
 
     chosen = executor(args.executor, address=args.address, cpus=args.cpus_per_run, gpus=args.gpus_per_run,
-                      retries=args.retries)
+                      retries=args.retries, at_once=args.at_once)
     if chosen.name == "sequential":
-        return set()
+        return set(), False
     rules = rules or args.preset
     jobs = plan_jobs(pairs, rules)
     settings = Settings(store=os.path.abspath(args.store), preset=rules, seeds=args.seeds,
-                        device=getattr(args, "job_device", args.device), grid=getattr(args, "grid", False))
+                        device=getattr(args, "job_device", args.device), grid=getattr(args, "grid", False),
+                        step=args.step, deadline=args.machine.deadline)
     tally = chosen.run(jobs, settings, report=lambda line: print(line, file=err, flush=True))
     for failure in tally.failed:
         print(f"crasp: error: {failure.job.task} {failure.job.variant} failed: {failure.why}", file=err)
-    return {(f.job.task, f.job.variant) for f in tally.failed}
+    if tally.stopped:
+        _stopped(", ".join(f"{job.task} {job.variant}" for job in tally.stopped), err)
+    return {(f.job.task, f.job.variant) for f in tally.failed}, bool(tally.stopped)
 
 
 def _make_plans(rules, pairs: list[tuple[str, str]]) -> None:
@@ -157,18 +180,22 @@ def _experiment(args, out, err) -> int:
     from validation.config import ValidationError
     from validation.experiments.depth import experiment, run
     from validation.runs.store import Store
+    from validation.runs.sweep import Stopped
 
     experiment(args.experiment)  # an unknown name is refused before the store is created
     if (args.tasks or args.family or args.variant or args.grid or args.executor != "sequential" or args.preset != "cpu"
-            or args.sampler != "python" or args.set or args.config):
+            or args.sampler != "python" or args.set or args.config or args.precision):
         raise ValidationError("--experiment brings its own tasks, models, variant and CPU-scale protocol: give none "
-                              "of TASK, --family, --variant, --grid, --preset, --executor, --sampler, --set or "
-                              "--config with it")
+                              "of TASK, --family, --variant, --grid, --preset, --executor, --sampler, --set, "
+                              "--config or --precision with it")
     _device(args)
-    use_tensor_cores(args.device)
-    outcome = _with_bars(err, lambda progress: run(
-        args.experiment, store=Store(args.store), out=args.report or f"{args.experiment}-report", device=args.device,
-        seeds=args.seeds, progress=progress))
+    try:
+        outcome = _with_bars(err, lambda progress: run(
+            args.experiment, store=Store(args.store), out=args.report or f"{args.experiment}-report",
+            device=args.machine, seeds=args.seeds, progress=progress))
+    except Stopped as stop:
+        _stopped(str(stop), err)
+        return 0
     if args.json:
         _print_json({"store": args.store, "device": args.device, "overrides": {},
                      "runs": [_run_json(result, r, args.store) for result in outcome.results for r in result.runs],
@@ -182,17 +209,17 @@ def _experiment(args, out, err) -> int:
 
 def cmd_validate(args, out, err) -> int:
     from tasks import registry
-    from validation.config import Overrides, ValidationError, Variant
+    from validation.config import ValidationError, Variant
     from validation.reports import generalization as report
     from validation.runs import protocol
     from validation.runs.store import Store
-    from validation.runs.sweep import search, validate
+    from validation.runs.sweep import Stopped, search, validate
 
     if args.experiment:
         return _experiment(args, out, err)
     if args.sampler != "python" and args.executor != "sequential":
         raise ValidationError("--sampler applies to runs trained here: leave --executor sequential with it")
-    overrides = Overrides.parse(args.set or (), args.config)
+    overrides = _overrides(args)
     if args.grid and (overrides.model is not None or "lr" in dict(overrides.train)):
         raise ValidationError("--grid searches the model and lr itself: give neither with --set or --config")
     chosen = protocol.overridden(protocol.preset(args.preset), overrides)
@@ -202,37 +229,39 @@ def cmd_validate(args, out, err) -> int:
     if overrides:
         _make_plans(chosen, pairs)
     _device(args)
-    use_tensor_cores(args.device)
     store = Store(args.store)
-    failed = _sweep_elsewhere(args, pairs, err, chosen if overrides else None)
+    failed, stopped = _sweep_elsewhere(args, pairs, err, chosen if overrides else None)
     results = []
-    for name in names:
-        for variant in variants:
-            if (name, variant) in failed:
-                continue
-            bar = _Bar(f"{name} {variant}", err)
-            try:
-                plan = None
-                if args.grid:
-                    plan = search(name, variant, store=store, plan_of=chosen.plan, device=args.device, progress=bar)
-                if args.sampler != "python":
-                    plan = _with_sampler(plan or chosen.plan(registry.get(name), Variant.parse(variant)),
-                                         args.sampler, err)
-                result = validate(name, chosen, variant, store=store, seeds=args.seeds, device=args.device,
-                                  progress=bar, plan=plan)
-            finally:
-                bar.close()
-            results.append(result)
-            if not args.json:
-                _print_runs(result, out)
+    for name, variant in ([] if stopped else pairs):
+        if (name, variant) in failed:
+            continue
+        bar = _Bar(f"{name} {variant}", err)
+        try:
+            plan = None
+            if args.grid:
+                plan = search(name, variant, store=store, plan_of=chosen.plan, device=args.machine, progress=bar)
+            if args.sampler != "python":
+                plan = _with_sampler(plan or chosen.plan(registry.get(name), Variant.parse(variant)),
+                                     args.sampler, err)
+            result = validate(name, chosen, variant, store=store, seeds=args.seeds, device=args.machine,
+                              progress=bar, plan=plan)
+        except Stopped as stop:
+            _stopped(str(stop), err)
+            stopped = True
+            break
+        finally:
+            bar.close()
+        results.append(result)
+        if not args.json:
+            _print_runs(result, out)
     for problem in store.problems:
         print(f"crasp: warning: damaged run {problem.key}: {problem.what} (trained again where needed)", file=err)
-    path = report.write(store, args.report, preset=args.preset, tasks=names) if args.report else None
+    path = report.write(store, args.report, preset=args.preset, tasks=names) if args.report and not stopped else None
     if args.json:
         _print_json({"store": args.store, "device": args.device, "overrides": overrides.to_json(),
                      "runs": [_run_json(result, r, args.store) for result in results for r in result.runs],
                      "failed": [{"task": task, "variant": variant} for task, variant in sorted(failed)],
-                     "report": str(path) if path else None}, out)
+                     "stopped": stopped, "report": str(path) if path else None}, out)
     elif path:
         print(f"report: {path}", file=out)
     return 1 if failed else 0
@@ -282,30 +311,35 @@ def _running_json(running) -> dict:
 
 
 def cmd_arithmetic(args, out, err) -> int:
-    from validation.config import Overrides
     from validation.experiments.arithmetic import experiment, run
     from validation.reports.arithmetic import claims
     from validation.reports.arithmetic import rows as arithmetic_rows
     from validation.runs.protocol import overridden, preset
     from validation.runs.store import Store
+    from validation.runs.sweep import Stopped
 
     chosen = experiment(args.experiment)  # bad names are refused before the store is created
     rules = preset(args.preset)
     runs = chosen.restricted(args.preset, args.run) if args.run else chosen  # bad --run names refused here too
-    overrides = Overrides.parse(args.set or (), args.config)
+    overrides = _overrides(args)
     changed = overridden(rules, overrides)
     pairs = [(item.task, item.variant) for item in runs.runs(args.preset)]
     if overrides:
         _make_plans(changed, pairs)
     _device(args)
-    use_tensor_cores(args.device)
     store = Store(args.store)
-    failed = _sweep_elsewhere(args, pairs, err, changed if overrides else None)
+    failed, stopped = _sweep_elsewhere(args, pairs, err, changed if overrides else None)
     if failed:
         return 1
-    outcome = _with_bars(err, lambda progress: run(
-        args.experiment, preset=args.preset, store=store, out=args.out, device=args.device, seeds=args.seeds,
-        only=args.run, overrides=overrides, progress=progress))
+    if stopped:
+        return 0
+    try:
+        outcome = _with_bars(err, lambda progress: run(
+            args.experiment, preset=args.preset, store=store, out=args.out, device=args.machine, seeds=args.seeds,
+            only=args.run, overrides=overrides, progress=progress))
+    except Stopped as stop:
+        _stopped(str(stop), err)
+        return 0
     for problem in store.problems:
         print(f"crasp: warning: damaged run {problem.key}: {problem.what} (trained again where needed)", file=err)
     if args.json:
@@ -334,8 +368,21 @@ def cmd_demo(args, out, err) -> int:
 
 
 def _device_flag(parser) -> None:
+    from crasp.arguments import number
+
     parser.add_argument("--device", default="auto",
                         help="auto (default: cuda where torch sees a GPU, else cpu), cpu, cuda or cuda:N")
+    parser.add_argument("--step", choices=["auto", "eager", "captured", "compiled"], default="auto",
+                        help="how each optimizer step is taken: auto (default: captured on a GPU, eager on a CPU), "
+                             "eager (every operator from Python), captured (static shapes, learning rate and step "
+                             "count on the device: one CUDA graph replay a step on a GPU), compiled (captured, "
+                             "through torch.compile first)")
+    parser.add_argument("--precision", choices=["tf32", "fp32", "bf16"],
+                        help="the runs' arithmetic, as --set precision=...: tf32 (the presets': TF32 matrix products "
+                             "on a GPU, float32 on a CPU), fp32, or bf16 (autocast, float32 weights and optimizer)")
+    parser.add_argument("--time-limit", type=number(minimum=0.01), metavar="MINUTES",
+                        help="stop after this many minutes, the groups in training saved: the same command run "
+                             "again resumes them (finished runs are kept)")
 
 
 def _override_flags(parser) -> None:
@@ -353,10 +400,13 @@ def _override_flags(parser) -> None:
 def _executor_flags(parser) -> None:
     from crasp.arguments import NONNEGATIVE, number
 
-    parser.add_argument("--executor", choices=["sequential", "ray"], default="sequential",
-                        help="sequential (default): one run group after another here; ray: each (task, variant) a Ray "
-                             "task, on this machine or on the cluster --address names (pip install "
-                             "'crasp-lengthgen[ray]')")
+    parser.add_argument("--executor", choices=["sequential", "side-by-side", "ray"], default="sequential",
+                        help="sequential (default): one run group after another here; side-by-side: --at-once groups "
+                             "at a time in this process, each in a thread and (on a GPU) a CUDA stream of its own, "
+                             "to fill a GPU with small models; ray: each (task, variant) a Ray task, on this machine "
+                             "or on the cluster --address names (pip install 'crasp-lengthgen[ray]')")
+    parser.add_argument("--at-once", type=number(minimum=1), default=4, metavar="N",
+                        help="with --executor side-by-side: groups trained at a time (default 4)")
     parser.add_argument("--address", help="a running Ray cluster to join (e.g. ray://head:10001 or auto)")
     parser.add_argument("--cpus-per-run", type=number(minimum=0.01), default=1.0, metavar="N",
                         help="CPUs each Ray task reserves (default 1; also its torch threads)")
@@ -384,10 +434,10 @@ def add_commands(commands) -> None:
                                  "sinusoidal, abs, abc, abc<kappa>, abc<kappa>-layers (encoder-decoder); repeat for "
                                  "several")
     validate_p.add_argument("--seeds", type=int, help="seeds that must count (default: the preset's)")
-    validate_p.add_argument("--sampler", choices=["python", "vectorised"], default="python",
-                            help="draw training examples one at a time with the tasks' own samplers (python, "
-                                 "default) or a batch at a time where a task has a vectorised sampler (other "
-                                 "runs: another random stream, the same distribution)")
+    validate_p.add_argument("--sampler", choices=["python", "device"], default="python",
+                            help="draw training examples one at a time with the tasks' own samplers on the host "
+                                 "(python, default) or as tensor operations on the run's device where a task can "
+                                 "(device: other runs, another random stream, the same distribution)")
     _device_flag(validate_p)
     _override_flags(validate_p)
     validate_p.add_argument("--json", action="store_true",

@@ -175,8 +175,12 @@ class Variant:
         return self.scheme.seq2seq
 
 
-SAMPLERS = ("python", "vectorised")
-"""The ways a run can draw its training examples (:attr:`TrainConfig.sampler`)."""
+SAMPLERS = ("python", "device", "vectorised")
+"""The ways a run can draw its training examples (:attr:`TrainConfig.sampler`); ``vectorised`` is
+read in stored runs only (its numpy sampler was replaced by ``device``)."""
+
+PRECISIONS = ("tf32", "fp32", "bf16")
+"""How a run's arithmetic is done (:attr:`TrainConfig.precision`)."""
 
 
 @dataclass(frozen=True)
@@ -206,14 +210,23 @@ class TrainConfig:
     (fine-tuning; None: a fresh initialisation)."""
     stop_when_exact: bool = True
     sampler: str = "python"
-    """How training examples are drawn: ``python``, one at a time by the task's own samplers (the
-    reference, and every stored run before vectorised samplers); ``vectorised``, a batch at a time
-    by the task's vectorised sampler (:mod:`tasks.vectorised`), the same distribution from another
-    random stream, for the tasks that have one."""
+    """How training examples are drawn: ``python``, one at a time by the task's own samplers on the
+    host (the reference, and every stored run before other samplers); ``device``, as tensor
+    operations on the run's device (:mod:`validation.data.device`), the same distributions from
+    another random stream: by the task's vectorised sampler, or from a fixed training set kept
+    on the device."""
+    precision: str = "tf32"
+    """``tf32``: float32 weights and arithmetic, matrix products on a GPU's TF32 tensor cores (a
+    10-bit mantissa in the products, float32 sums; plain float32 on a CPU, which has none);
+    ``fp32``: float32 everywhere, TF32 off; ``bf16``: float32 weights, gradients and optimizer
+    state, the forward pass under bfloat16 autocast."""
 
     def __post_init__(self) -> None:
         if self.sampler not in SAMPLERS:
             raise ValidationError(f"training config: sampler {self.sampler!r} is not one of {', '.join(SAMPLERS)}")
+        if self.precision not in PRECISIONS:
+            raise ValidationError(f"training config: precision {self.precision!r} is not one of "
+                                  f"{', '.join(PRECISIONS)}")
         problems = [name for name in ("lr", "steps", "batch_size", "eval_every", "test_size")
                     if not getattr(self, name) > 0]
         if self.warmup < 0 or self.weight_decay < 0:
@@ -247,6 +260,7 @@ OVERRIDABLE = {
     "epochs": "a positive integer, or none (train for steps)",
     "train_size": "a positive integer, or none",
     "stop_when_exact": "true or false",
+    "precision": "tf32, fp32 or bf16",
     "model": "a model label, LAYERSlHEADShWIDTHd (e.g. model=2l2h64d)",
 }
 """The settings ``crasp validate --set KEY=VALUE`` and ``--config FILE.toml`` may change: the
@@ -351,7 +365,7 @@ def _typed(key: str, text: str):
         return None
     if key == "stop_when_exact":
         return {"true": True, "false": False}.get(text.lower(), text)
-    if key == "model":
+    if key in ("model", "precision"):
         return text
     for convert in ((int,) if "integer" in kind else (float,) if "number" in kind else ()):
         try:
@@ -374,6 +388,10 @@ def _checked(key: str, value, where: str):
             return ModelConfig.parse(value)
         except ValidationError as error:
             raise ValidationError(f"{where}: {error}") from None
+    if key == "precision":
+        if value not in PRECISIONS:
+            raise wrong
+        return value
     if value is None or (isinstance(value, str) and value.lower() == "none" and "none" in kind):  # TOML has no null
         if "none" not in kind:
             raise wrong

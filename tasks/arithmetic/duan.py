@@ -3,7 +3,7 @@ operands zero-padded to n digits (most significant first), the output reversed."
 
 from __future__ import annotations
 
-from .. import anchors
+from .. import anchors, vectorised
 from ..algorithmic import PLAIN_CONTAINED
 from ..split import Split
 from ..types import Anchor, Format, Labels, Task
@@ -32,7 +32,7 @@ reversed), the i-th input bit."""
 
 
 def _duan_task(name: str, symbols, outputs, sample, answer, valid, description, no_program: str,
-               measure, split: Split | None = None) -> Task:
+               measure, sample_batch, split: Split | None = None) -> Task:
     return Task(
         name=f"duan_{name}",
         family="arithmetic",
@@ -42,6 +42,7 @@ def _duan_task(name: str, symbols, outputs, sample, answer, valid, description, 
         symbols=tuple(symbols),
         outputs=tuple(outputs),
         sample_input=sample,
+        sample_batch=sample_batch,
         answer=answer,
         valid=valid,
         train_range=(1, 6),
@@ -74,7 +75,7 @@ def duan_tasks() -> list[Task]:
         answer=lambda x: reversed_padded(int("".join(x)) + 1, len(x) + 1),
         valid=all_digits,
         description="n -> n + 1: n zero-padded (most significant first), the successor reversed, n + 1 digits",
-        no_program=_MIRROR, measure=len,
+        no_program=_MIRROR, measure=len, sample_batch=vectorised.duan_successor,
         split=Split(("0", "1"), description="Alice holds the N most significant digits, Bob the N least (digits 0 "
                                             "and 1 only)"))
 
@@ -92,7 +93,7 @@ def duan_tasks() -> list[Task]:
         valid=lambda x: (parts := add_split(x)) is not None and len(parts[0]) == len(parts[1]) > 0
         and all(p.isdigit() for p in parts),
         description="a + b, both zero-padded to n digits, the sum reversed with n + 1 digits",
-        no_program=_MIRROR, measure=lambda x: len(x) // 2,
+        no_program=_MIRROR, measure=lambda x: len(x) // 2, sample_batch=vectorised.duan_addition,
         split=Split(("0", "1"), middle=("+",), description="Alice holds the first operand, Bob the second (N digits "
                                                            "each, digits 0 and 1 only)"))
 
@@ -111,7 +112,7 @@ def duan_tasks() -> list[Task]:
         no_program="no program known: the k-th scratchpad bit needs the k-th input bit, n positions back, "
                    "an offset that grows with n (not local) in a string of repeated symbols, as in "
                    "repeat_copy; Duan et al. solve it with a windowed attention bias and cyclic positions",
-        measure=len)
+        measure=len, sample_batch=vectorised.duan_parity)
 
     def times_sample(n, rng):
         return (*str(digits_exactly(n, rng)).zfill(n), "*", str(int(rng.integers(0, 10))))
@@ -124,7 +125,7 @@ def duan_tasks() -> list[Task]:
         answer=lambda x: reversed_padded(int("".join(x[:-2])) * int(x[-1]), len(x) - 1),
         valid=times_valid,
         description="a * d: a zero-padded to n digits, d one digit; the product reversed with n + 1 digits",
-        no_program=_MIRROR, measure=lambda x: len(x) - 2,
+        no_program=_MIRROR, measure=lambda x: len(x) - 2, sample_batch=vectorised.duan_times_one,
         split=Split(("0", "1"), after=("*", "3"), description="Alice holds the N most significant digits of the "
                                                               "multiplicand, Bob the rest and the multiplier 3 (digits "
                                                               "0 and 1 only)"))

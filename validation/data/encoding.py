@@ -26,7 +26,6 @@ import numpy as np
 import torch
 
 from tasks.registry import EOS, Example, Format, Task
-from tasks.vectorised import Drawn
 from validation.config import ValidationError
 
 PAD = "<pad>"
@@ -50,9 +49,17 @@ class Batch:
     targets: torch.Tensor
     mask: torch.Tensor
 
+    def tensors(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(ids, positions, targets, mask)."""
+        return self.ids, self.positions, self.targets, self.mask
+
+    def map(self, change) -> "Batch":
+        """The batch of ``change(tensor)`` for each of its tensors."""
+        return Batch(*(change(t) for t in self.tensors()))
+
     def to(self, device: str | torch.device) -> "Batch":
         """The batch on ``device``; to a GPU, see :func:`to_device`."""
-        return Batch(*(to_device(t, device) for t in (self.ids, self.positions, self.targets, self.mask)))
+        return self.map(lambda t: to_device(t, device))
 
 
 def to_device(tensor: torch.Tensor, device: str | torch.device) -> torch.Tensor:
@@ -139,48 +146,6 @@ class Encoding:
         return Batch(torch.from_numpy(ids), torch.from_numpy(positions), torch.from_numpy(targets),
                      torch.from_numpy(mask))
 
-    def batch_of(self, drawn: Sequence[Drawn]) -> Batch:
-        """The batch of vectorised draws, one per seed (shape: seeds x examples x width), framed as
-        :meth:`tasks.registry.Task.example` frames an input: prefix, input, separator, answer,
-        ``<eos>``, the answer and ``<eos>`` checked as next tokens (seq2seq tasks only). Each
-        seed's rows are those :meth:`collate` gives for the same examples, padded to the group's
-        width."""
-        task = self.task
-        _require_seq2seq(task)
-        lengths = np.stack([d.lengths for d in drawn])
-        answer_lengths = np.stack([d.answer_lengths for d in drawn])
-        prefix = np.array([self.id(t) for t in task.prefix], dtype=np.int64)
-        separated = 1 if task.separator else 0
-        head = len(prefix) + lengths + separated
-        total = head + answer_lengths + 1
-        width = int(total.max())
-        offsets = np.stack([d.offsets for d in drawn])
-        if int((offsets + total).max()) > self.n_positions:
-            raise ValidationError(f"task {task.name!r}: a drawn example does not fit the positional table of "
-                                  f"{self.n_positions} rows")
-        column = np.arange(width)
-        ids = np.full((*lengths.shape, width), self.id(PAD), dtype=np.int64)
-        ids[..., :len(prefix)] = prefix
-        symbol_ids = np.array([self.id(t) for t in task.symbols], dtype=np.int64)
-        output_ids = np.array([self.id(t) for t in task.outputs], dtype=np.int64)
-        inputs = _padded([d.inputs for d in drawn])
-        answers = _padded([d.answers for d in drawn])
-        place = column - len(prefix)
-        within = (place >= 0) & (place < lengths[..., None])
-        ids = np.where(within, symbol_ids[_gathered(inputs, place)], ids)
-        if task.separator:
-            ids = np.where(column == head[..., None] - 1, self.id(task.separator), ids)
-        place = column - head[..., None]
-        within = (place >= 0) & (place < answer_lengths[..., None])
-        ids = np.where(within, output_ids[_gathered(answers, place)], ids)
-        ids = np.where(column == total[..., None] - 1, self.id(EOS), ids)
-        positions = offsets[..., None] + np.minimum(column, total[..., None] - 1)
-        mask = (column >= head[..., None] - 1) & (column < total[..., None] - 1)
-        following = np.concatenate([ids[..., 1:], np.full((*ids.shape[:-1], 1), self.id(PAD))], axis=-1)
-        targets = np.where(mask, following, IGNORE)
-        return Batch(torch.from_numpy(ids), torch.from_numpy(positions), torch.from_numpy(targets),
-                     torch.from_numpy(mask))
-
     def _check_fits(self, examples: Sequence[Example]) -> int:
         """The batch's width, once every example is known to fit the encoding."""
         width = max(len(e.tokens) for e in examples)
@@ -227,26 +192,6 @@ class Encoding:
                     targets[b, k] = self.id(target)
         return Batch(torch.from_numpy(ids), torch.from_numpy(positions), torch.from_numpy(targets),
                      torch.from_numpy(mask))
-
-
-def _require_seq2seq(task: Task) -> None:
-    if task.format is not Format.SEQ2SEQ:
-        raise ValidationError(f"task {task.name!r}: vectorised batches are built for seq2seq tasks only")
-
-
-def _padded(rows: Sequence[np.ndarray]) -> np.ndarray:
-    """Per-seed id arrays stacked on a first axis, padded with 0 to one width (at least 1 column)."""
-    out = np.zeros((len(rows), len(rows[0]), max(1, *(r.shape[1] for r in rows))), dtype=np.int64)
-    for k, r in enumerate(rows):
-        out[k, :, :r.shape[1]] = r
-    return out
-
-
-def _gathered(ids: np.ndarray, place: np.ndarray) -> np.ndarray:
-    """``ids[s, b, place[s, b, c]]`` (``place`` broadcast to seeds x examples x columns), a place
-    outside the row clipped into it (the caller masks those)."""
-    seeds, rows, _ = ids.shape
-    return ids[np.arange(seeds)[:, None, None], np.arange(rows)[None, :, None], np.clip(place, 0, ids.shape[-1] - 1)]
 
 
 def _rows(counts: np.ndarray) -> np.ndarray:

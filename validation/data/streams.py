@@ -14,9 +14,6 @@ import numpy as np
 
 from tasks.evidence.reference import check_reference
 from tasks.registry import Example, Task
-from tasks.vectorised import Drawn
-from validation.config import ValidationError
-from validation.data.encoding import _require_seq2seq
 
 
 def held_out_sets(task: Task, size: int, seed: int = 0) -> list[list[Example]]:
@@ -27,8 +24,10 @@ def held_out_sets(task: Task, size: int, seed: int = 0) -> list[list[Example]]:
     return [task.sample_bin(low, high, size, rng) for low, high in task.bins]
 
 
-def _fixed_training_set(task: Task, size: int, rng: np.random.Generator) -> list[Example]:
-    """``size`` training examples, without duplicate inputs where the published protocol drops them."""
+def fixed_training_set(task: Task, size: int, seed: int) -> list[Example]:
+    """Seed ``seed``'s ``size`` training examples (offset 0), without duplicate inputs where the
+    published protocol drops them."""
+    rng = np.random.default_rng([seed, 2])
     unique = task.dataset.unique if task.dataset else False
     drawn: dict[tuple[str, ...], Example] = {}
     examples: list[Example] = []
@@ -56,7 +55,7 @@ class TrainingStream:
         self.fixed: list[Example] | None = None
         self.order: list[int] = []
         if fixed_size:
-            self.fixed = _fixed_training_set(task, fixed_size, np.random.default_rng([seed, 2]))
+            self.fixed = fixed_training_set(task, fixed_size, seed)
 
     def next(self, count: int) -> list[Example]:
         if self.fixed is None:
@@ -76,29 +75,3 @@ class TrainingStream:
     def restore(self, state: dict) -> None:
         self.rng.bit_generator.state = state["rng"]
         self.order = list(state["order"])
-
-
-class VectorisedStream:
-    """Training batches for one seed drawn a batch at a time by the task's vectorised sampler
-    (:mod:`tasks.vectorised`): the distribution of :class:`TrainingStream`'s examples, another
-    random stream. Its state is a numpy generator state, saved in checkpoints."""
-
-    fixed = None  # never a fixed training set (see TrainingStream)
-
-    def __init__(self, task: Task, seed: int) -> None:
-        check_reference(task)
-        if task.sample_batch is None:
-            raise ValidationError(f"task {task.name!r} has no vectorised sampler of training batches "
-                                  "(train it with the Python samplers)")
-        _require_seq2seq(task)  # refused when the group is built, not at its first step
-        self.task = task
-        self.rng = np.random.default_rng([seed, 4])
-
-    def next(self, count: int) -> Drawn:
-        return self.task.sample_train_batch(count, self.rng)
-
-    def state(self) -> dict:
-        return {"rng": self.rng.bit_generator.state}
-
-    def restore(self, state: dict) -> None:
-        self.rng.bit_generator.state = state["rng"]

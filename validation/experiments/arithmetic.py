@@ -47,6 +47,7 @@ from validation.runs.protocol import overridden
 from validation.runs.protocol import preset as preset_named
 from validation.runs.store import Store
 from validation.runs.sweep import Progress, Validation, validate
+from validation.training.device import Machine
 
 CPU_ABC = {"successor": ("abc",), "addition": ("abc", "abc-layers"), "n_times_1": ("abc2",)}
 """The ABC variants each task runs under the ``cpu`` preset: Duan et al.'s kappa = 4.5, except for
@@ -213,7 +214,7 @@ class Outcome:
     report: Path | None
 
 
-def run(name: str, *, preset: str = "cpu", store: Store, out: str | Path | None = None, device: str = "cpu",
+def run(name: str, *, preset: str = "cpu", store: Store, out: str | Path | None = None, device: str | Machine = "cpu",
         probe_count: int | None = None, seeds: int | None = None, only: Collection[str] | None = None,
         overrides: Overrides | None = None, progress: Callable[[str], Progress | None] = lambda label: None
         ) -> Outcome:
@@ -232,8 +233,9 @@ def run(name: str, *, preset: str = "cpu", store: Store, out: str | Path | None 
     for item in chosen.runs(preset):
         results.append(validate(item.task, rules, item.variant, store=store, seeds=seeds, device=device,
                                 progress=progress(f"{item.task} {item.variant}")))
-    curves = tuple(c for c in (curve(r, store, count=count, device=device) for r in results) if c)
-    carries = tuple(c for c in (cascades(r, store, count=count, device=device) for r in results) if c)
+    probed_on = Machine.of(device).device
+    curves = tuple(c for c in (curve(r, store, count=count, device=probed_on) for r in results) if c)
+    carries = tuple(c for c in (cascades(r, store, count=count, device=probed_on) for r in results) if c)
     kept = tuple(k for r in results for k in kept_lines(r, store))
     report = None
     if out is not None:

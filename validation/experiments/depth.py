@@ -31,6 +31,7 @@ from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
 from validation.runs.protocol import Plan, Preset
 from validation.runs.store import Store
 from validation.runs.sweep import Progress, Validation, validate
+from validation.training.device import Machine
 
 KS = (3, 4, 5, 6)
 
@@ -157,7 +158,8 @@ class Outcome:
     report: Path | None
 
 
-def run(name: str, *, store: Store, out: str | Path | None = None, device: str = "cpu", seeds: int | None = None,
+def run(name: str, *, store: Store, out: str | Path | None = None, device: str | Machine = "cpu",
+        seeds: int | None = None,
         progress: Callable[[str], Progress | None] = lambda label: None, cells: tuple | None = None) -> Outcome:
     """Train (or find in ``store``) every run of experiment ``name`` and write its report to ``out``."""
     runs, write = experiment(name)

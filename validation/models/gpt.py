@@ -23,7 +23,7 @@ import torch
 from torch import nn
 
 from validation.config import ModelConfig, ValidationError, Variant
-from validation.models.layers import Attention, dropout_layer, feed_forward
+from validation.models.layers import Attention, Dropout, feed_forward, number_sites
 
 
 class Block(nn.Module):
@@ -33,11 +33,11 @@ class Block(nn.Module):
         self.attn = Attention(config, causal=not config.encoder, clip=clip, uniform=uniform)
         self.ln_2 = nn.LayerNorm(config.d_model)
         self.mlp = feed_forward(config)
-        self.drop = dropout_layer(config)
+        self.drop_attn, self.drop_mlp = Dropout(config), Dropout(config)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = x + self.drop(self.attn(self.ln_1(x))[0])
-        return x + self.drop(self.mlp(self.ln_2(x)))
+    def forward(self, x: torch.Tensor, noise: torch.Tensor | None = None) -> torch.Tensor:
+        x = x + self.drop_attn(self.attn(self.ln_1(x), noise=noise)[0], noise)
+        return x + self.drop_mlp(self.mlp(self.ln_2(x)), noise)
 
 
 class GPT(nn.Module):
@@ -61,7 +61,7 @@ class GPT(nn.Module):
         self.config = config
         self.wte = nn.Embedding(vocab_size, config.d_model)
         self.wpe = nn.Embedding(n_positions, config.d_model) if scheme.absolute_table else None
-        self.drop = dropout_layer(config)
+        self.drop = Dropout(config)
         uniform = uniform if scheme.uniform else 0
         clip = scheme.relative_clip(variant.clip)
         self.blocks = nn.ModuleList(Block(config, clip=clip, uniform=uniform) for _ in range(config.n_layer))
@@ -72,6 +72,7 @@ class GPT(nn.Module):
             if name.endswith("c_proj.weight") or name.endswith("mlp.2.weight"):
                 # GPT-2's scaled initialisation of the projections into the residual stream.
                 nn.init.normal_(parameter, std=0.02 / math.sqrt(2 * config.n_layer))
+        number_sites(self)
 
     @staticmethod
     def _init_weights(module: nn.Module) -> None:
@@ -80,13 +81,15 @@ class GPT(nn.Module):
         if isinstance(module, nn.Linear) and module.bias is not None:
             nn.init.zeros_(module.bias)
 
-    def forward(self, ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
-        x = self.wte(ids)
+    def forward(self, ids: torch.Tensor, positions: torch.Tensor, noise: torch.Tensor | None = None) -> torch.Tensor:
+        """Logits (B, T, vocabulary), or flags (B, T, flags); ``noise`` (a seed's dropout key and
+        the step, see :func:`validation.models.layers.keyed_dropout`) turns dropout on."""
+        x = self.wte(ids)  # (B, T, C)
         if self.wpe is not None:
             x = x + self.wpe(positions)
-        x = self.drop(x)
+        x = self.drop(x, noise)
         for block in self.blocks:
-            x = block(x)
+            x = block(x, noise)
         x = self.ln_f(x)
         if self.flags is not None:
             return self.flags(x)

@@ -18,26 +18,70 @@ import torch.nn.functional as F
 from torch import nn
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
+from tasks.keyed_random import hash_words
 from validation.config import ModelConfig
 
 
 def fused_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool = False,
-                    mask: torch.Tensor | None = None, dropout: float = 0.0) -> torch.Tensor:
+                    mask: torch.Tensor | None = None, learned_mask: bool = False) -> torch.Tensor:
     """Softmax(q k^T / sqrt(d_head) + mask) v as one call of torch's fused attention. On a GPU it
     keeps to the math backend: under vmap (a group of seeds) the backward of the memory-efficient
-    kernel fails ("LSE is not correctly aligned"), as a paper preset on an H100 showed.
+    kernel fails ("LSE is not correctly aligned"), as a paper preset on an H100 showed; and so does
+    a mask that is learned (``learned_mask``: relative positions), whose gradient only the math
+    backend gives.
 
     >>> q = torch.randn(2, 1, 3, 4)
     >>> fused_attention(q, q, q, causal=True)[:, :, 0].allclose(q[:, :, 0])
     True
     """
-    with sdpa_kernel(SDPBackend.MATH) if q.is_cuda else contextlib.nullcontext():
-        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, dropout_p=dropout)
+    with sdpa_kernel(SDPBackend.MATH) if q.is_cuda or learned_mask else contextlib.nullcontext():
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal)
 
 
-def dropout_layer(config: ModelConfig) -> nn.Module:
-    """``nn.Dropout`` at the config's rate, or the identity when the rate is 0 (no random draws)."""
-    return nn.Dropout(config.dropout) if config.dropout else nn.Identity()
+def keyed_dropout(x: torch.Tensor, rate: float, noise: torch.Tensor | None, site: int) -> torch.Tensor:
+    """``x`` with each element zeroed at ``rate`` and the others scaled by 1 / (1 - rate), or ``x``
+    itself when ``noise`` is None (evaluation). The mask is a pure function of ``noise`` (a seed's
+    key and the step: two int64 values), the dropout ``site`` in the model and each element's
+    coordinates (:mod:`tasks.keyed_random`), so every seed of a group draws its own masks whichever
+    seeds train beside it and however wide their batch is padded, a CUDA graph can replay them, and
+    they are the same on every device.
+
+    >>> x = torch.ones(10, 100)
+    >>> dropped = keyed_dropout(x, 0.5, torch.tensor([3, 7]), site=0)
+    >>> sorted(set(dropped.flatten().tolist())), 400 < int((dropped == 0).sum()) < 600
+    ([0.0, 2.0], True)
+    >>> wider = keyed_dropout(torch.ones(10, 120), 0.5, torch.tensor([3, 7]), site=0)
+    >>> torch.equal(dropped, wider[:, :100])  # padding more places changes no mask
+    True
+    """
+    if noise is None or not rate:
+        return x
+    if max(x.shape, default=0) >= 1 << 16:
+        raise ValueError(f"dropout of a tensor of shape {tuple(x.shape)}: a side of 2^16 or more")
+    key = hash_words([noise[0], noise[1], site], device=x.device)
+    axes = [torch.arange(size, device=x.device).view(*(-1 if k == axis else 1 for k in range(x.dim())))
+            for axis, size in enumerate(x.shape)]
+    words = [axes[k] << 16 | axes[k + 1] if k + 1 < len(axes) else axes[k] for k in range(0, len(axes), 2)]
+    kept = (hash_words([key, *words], device=x.device) >> 8).to(torch.float32) * (1.0 / (1 << 24)) >= rate
+    return x * kept / (1 - rate)
+
+
+class Dropout(nn.Module):
+    """:func:`keyed_dropout` at the config's rate; its ``site`` is set by :func:`number_sites`."""
+
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.rate, self.site = config.dropout, 0
+
+    def forward(self, x: torch.Tensor, noise: torch.Tensor | None) -> torch.Tensor:
+        return keyed_dropout(x, self.rate, noise, self.site)
+
+
+def number_sites(model: nn.Module) -> None:
+    """Give every dropout site of ``model`` (each :class:`Dropout`, and each :class:`Attention`'s
+    weights) its own number, in the order of ``model.modules()``."""
+    for site, module in enumerate(m for m in model.modules() if isinstance(m, (Dropout, Attention))):
+        module.site = site
 
 
 def relative_index(length: int, clip: int, uniform: int = 0, device=None) -> torch.Tensor:
@@ -66,14 +110,15 @@ class Attention(nn.Module):
 
     With relative positions (``clip`` > 0), query i scores key j as q_i . (k_j + r_ij) / sqrt(d_head),
     r_ij the learned row :func:`relative_index` picks (Shaw et al.'s keys term; one table per
-    layer, shared by heads). ``forward`` returns the output and, with ``record``, the attention
-    weights (else None).
+    layer, shared by heads): a bias added to the scores like ``mask``. The scores go through torch's
+    fused attention unless the weights are asked for (``record``) or dropped out (``noise`` given,
+    at a positive rate). ``forward`` returns the output and, with ``record``, the weights (else None).
     """
 
     def __init__(self, config: ModelConfig, *, causal: bool = False, clip: int = 0, uniform: int = 0) -> None:
         super().__init__()
         self.n_head, self.causal = config.n_head, causal
-        self.clip, self.uniform, self.dropout = clip, uniform, config.dropout
+        self.clip, self.uniform, self.dropout, self.site = clip, uniform, config.dropout, 0
         self.c_attn = nn.Linear(config.d_model, 3 * config.d_model)
         self.c_proj = nn.Linear(config.d_model, config.d_model)
         head = config.d_model // config.n_head
@@ -81,8 +126,8 @@ class Attention(nn.Module):
         self.register_load_state_dict_pre_hook(_join_query_key_value)
 
     def forward(self, x: torch.Tensor, memory: torch.Tensor | None = None, mask: torch.Tensor | None = None,
-                record: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
-        batch, length, width = x.shape
+                record: bool = False, noise: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
+        batch, length, width = x.shape  # (B, T, C)
         if memory is None:
             q, k, v = self.c_attn(x).split(width, dim=2)
         else:
@@ -90,25 +135,32 @@ class Attention(nn.Module):
             q = F.linear(x, weight[:width], bias[:width])
             k, v = F.linear(memory, weight[width:], bias[width:]).split(width, dim=2)
         heads = lambda t: t.view(batch, t.shape[1], self.n_head, width // self.n_head).transpose(1, 2)
-        q, k, v = heads(q), heads(k), heads(v)
-        dropout = self.dropout if self.training else 0.0
-        if self.relative is None and not record:
-            mixed = fused_attention(q, k, v, causal=self.causal, mask=mask, dropout=dropout)
-            return self.c_proj(mixed.transpose(1, 2).reshape(batch, length, width)), None
-        scores = q @ k.transpose(-2, -1)
+        q, k, v = heads(q), heads(k), heads(v)  # (B, H, T, C / H); keys and values: (B, H, S, C / H)
         if self.relative is not None:
             index = relative_index(length, self.clip, self.uniform, device=x.device)
-            by_row = q @ self.relative.weight.t()  # (batch, heads, length, rows)
-            scores = scores + by_row.gather(-1, index.expand(batch, self.n_head, length, length))
-        scores = scores / math.sqrt(q.shape[-1])
+            by_row = q @ self.relative.weight.t()  # (B, H, T, rows)
+            relative = by_row.gather(-1, index.expand(batch, self.n_head, length, length)) / math.sqrt(q.shape[-1])
+            mask = relative if mask is None else mask + relative
+        dropped = noise is not None and self.dropout > 0
+        if not (record or dropped):
+            if mask is not None and self.causal:  # a float mask and is_causal cannot go together
+                mask = mask.masked_fill(_future(length, k.shape[2], x.device), float("-inf"))
+            mixed = fused_attention(q, k, v, causal=self.causal and mask is None, mask=mask,
+                                    learned_mask=self.relative is not None)
+            return self.c_proj(mixed.transpose(1, 2).reshape(batch, length, width)), None
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (B, H, T, S)
         if mask is not None:
             scores = scores + mask
         if self.causal:
-            future = torch.ones(length, k.shape[2], dtype=torch.bool, device=x.device).triu(1)
-            scores = scores.masked_fill(future, float("-inf"))
+            scores = scores.masked_fill(_future(length, k.shape[2], x.device), float("-inf"))
         weights = scores.softmax(dim=-1)
-        mixed = (F.dropout(weights, dropout) if dropout else weights) @ v
+        mixed = keyed_dropout(weights, self.dropout, noise, self.site) @ v
         return self.c_proj(mixed.transpose(1, 2).reshape(batch, length, width)), weights if record else None
+
+
+def _future(queries: int, keys: int, device) -> torch.Tensor:
+    """Where key j lies after query i (what a causal mask hides)."""
+    return torch.ones(queries, keys, dtype=torch.bool, device=device).triu(1)
 
 
 def _join_query_key_value(module: nn.Module, state: dict, prefix: str, *_ignored) -> None:

@@ -42,7 +42,7 @@ from torch import nn
 
 from validation.config import ModelConfig, ValidationError, Variant
 from validation.data.encoding import PAD, Encoding
-from validation.models.layers import Attention, dropout_layer, feed_forward
+from validation.models.layers import Attention, Dropout, feed_forward, number_sites
 
 from . import attention_bias as lines
 
@@ -68,15 +68,15 @@ class DecoderBlock(nn.Module):
         self.ln_1, self.ln_2, self.ln_3 = (nn.LayerNorm(config.d_model) for _ in range(3))
         self.attn, self.cross = Attention(config), Attention(config)
         self.mlp = feed_forward(config)
-        self.drop = dropout_layer(config)
+        self.drop_attn, self.drop_cross, self.drop_mlp = Dropout(config), Dropout(config), Dropout(config)
 
-    def forward(self, x, memory, self_mask, cross_mask, record=False):
+    def forward(self, x, memory, self_mask, cross_mask, record=False, noise=None):
         h = self.ln_1(x)
-        mixed, own = self.attn(h, mask=self_mask, record=record)
-        x = x + self.drop(mixed)
-        mixed, source = self.cross(self.ln_2(x), memory, mask=cross_mask, record=record)
-        x = x + self.drop(mixed)
-        return x + self.drop(self.mlp(self.ln_3(x))), (own, source)
+        mixed, own = self.attn(h, mask=self_mask, record=record, noise=noise)
+        x = x + self.drop_attn(mixed, noise)
+        mixed, source = self.cross(self.ln_2(x), memory, mask=cross_mask, record=record, noise=noise)
+        x = x + self.drop_cross(mixed, noise)
+        return x + self.drop_mlp(self.mlp(self.ln_3(x)), noise), (own, source)
 
 
 class EncoderDecoder(nn.Module):
@@ -103,7 +103,7 @@ class EncoderDecoder(nn.Module):
         self.blocks = nn.ModuleList(DecoderBlock(config) for _ in range(config.n_layer))
         self.ln_memory = nn.LayerNorm(config.d_model)
         self.ln_f = nn.LayerNorm(config.d_model)
-        self.drop = dropout_layer(config)
+        self.drop = Dropout(config)
         self.self_bias = self.cross_bias = None
         if self.scheme.bias_tables:
             heads = config.n_head
@@ -120,6 +120,7 @@ class EncoderDecoder(nn.Module):
                 nn.init.normal_(module.weight, std=0.02)
             if isinstance(module, nn.Linear) and module.bias is not None:
                 nn.init.zeros_(module.bias)
+        number_sites(self)
 
     def _index(self, where: lines.Layout) -> tuple[torch.Tensor, torch.Tensor]:
         """The position index of each source token and of each output."""
@@ -132,17 +133,18 @@ class EncoderDecoder(nn.Module):
             return index % self.period, where.output_index.clamp(min=0) % self.period
         return where.source_index.clamp(min=0), where.output_index.clamp(min=0)
 
-    def forward(self, ids: torch.Tensor, positions: torch.Tensor | None = None, record: bool = False):
+    def forward(self, ids: torch.Tensor, positions: torch.Tensor | None = None, noise: torch.Tensor | None = None,
+                record: bool = False):
         """Logits of the next token at every position (``positions`` is unused: the layout is
-        read from ``ids``). With ``record``, also every block's (self, cross) attention weights, first
-        block first."""
+        read from ``ids``); ``noise`` turns dropout on (:func:`validation.models.layers.keyed_dropout`).
+        With ``record``, also every block's (self, cross) attention weights, first block first."""
         where = lines.layout(ids, sep=self.sep, pad=self.pad, operators=self.operators)
         x = self.wte(ids) * math.sqrt(self.config.d_model)
         if self.scheme.sinusoidal:
             source_at, output_at = self._index(where)
             at = torch.where(where.source, source_at, output_at)
             x = x + sinusoidal(at, self.config.d_model)
-        x = self.drop(x)  # the source embeddings are the memory, so dropout reaches both
+        x = self.drop(x, noise)  # the source embeddings are the memory, so dropout reaches both
         memory = self.ln_memory(x)
         length = ids.shape[-1]
         eye = torch.eye(length, dtype=torch.bool, device=ids.device)
@@ -154,7 +156,7 @@ class EncoderDecoder(nn.Module):
         source_mask = torch.where(null, 0.0, self._mask(source_allowed, self.cross_bias, lines.CROSS, where))
         recorded = []
         for block in self.blocks:
-            x, weights = block(x, memory, own_mask, source_mask, record)
+            x, weights = block(x, memory, own_mask, source_mask, record, noise)
             recorded.append(weights)
         logits = self.ln_f(x) @ self.wte.weight.t()
         return (logits, tuple(recorded)) if record else logits

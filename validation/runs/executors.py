@@ -9,6 +9,12 @@ driver never merges anything, and running a sweep again, after a crash or a kill
 repeats nothing that was stored and loses at most the steps since a group's last evaluation.
 
 * :class:`Sequential` runs the jobs in order in this process (the default; nothing to install).
+* :class:`SideBySide` runs several jobs at once in this process, each in a thread of its own and,
+  on a GPU, on a CUDA stream of its own: small models leave most of a GPU idle, and several groups
+  side by side keep it busy. A captured step leaves a thread little to do between replays, so the
+  threads share the interpreter well; they share torch's process-wide switches too, so the jobs
+  must share a precision, and torch.compile (``--step compiled``) is refused, as it is not safe in
+  threads.
 * :class:`RayExecutor` submits each job as a Ray task with its resources (CPUs, a GPU or a
   fraction of one): without an address Ray starts on this machine; with one the sweep joins a
   running cluster, whose nodes must have this package installed and the store's folder at the
@@ -55,6 +61,10 @@ class Settings:
     grid: bool = False
     threads: int | None = None
     """torch threads per job (None: torch's default in this process; Ray jobs use their CPUs)."""
+    step: str | None = None
+    """How each optimizer step is taken (:func:`validation.training.group.stepping`; None: auto)."""
+    deadline: float | None = None
+    """When to stop, saved, for the same sweep to resume later (a ``time.time()`` value; None: never)."""
 
 
 @dataclass(frozen=True)
@@ -65,19 +75,22 @@ class Failure:
 
 @dataclass
 class Tally:
-    """The sweep's state, for progress lines: jobs done, running, failed, and when it began."""
+    """The sweep's state, for progress lines: jobs done, running, failed, stopped at the time limit
+    (saved, to resume), and when it began."""
 
     total: int
     done: int = 0
     running: int = 0
     failed: list[Failure] = field(default_factory=list)
+    stopped: list[Job] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
 
     def line(self) -> str:
-        finished = self.done + len(self.failed)
+        finished = self.done + len(self.failed) + len(self.stopped)
         elapsed = time.monotonic() - self.started
         left = "" if not finished else f", about {elapsed / finished * (self.total - finished):.0f}s left"
-        return (f"sweep: {self.done}/{self.total} done, {self.running} running, {len(self.failed)} failed"
+        stopped = f", {len(self.stopped)} stopped at the time limit" if self.stopped else ""
+        return (f"sweep: {self.done}/{self.total} done, {self.running} running, {len(self.failed)} failed{stopped}"
                 f" ({elapsed:.0f}s{left})")
 
 
@@ -108,7 +121,7 @@ def run_job(job: Job, settings: Settings, progress=None):
     """Train (or find in the store) one job's runs; the :class:`~validation.runs.sweep.Validation`."""
     from validation.runs.store import Store
     from validation.runs.sweep import search, validate
-    from validation.training.device import device_name
+    from validation.training.device import Machine, device_name
 
     if settings.threads:
         import torch
@@ -116,11 +129,11 @@ def run_job(job: Job, settings: Settings, progress=None):
         torch.set_num_threads(settings.threads)
     store = Store(settings.store)
     rules = _rules(settings.preset)
-    device = device_name(settings.device)  # auto: as the machine the job runs on has it
+    machine = Machine(device_name(settings.device), settings.step, settings.deadline)  # auto: as the job's machine has it
     plan = None
     if settings.grid:
-        plan = search(job.task, job.variant, store=store, plan_of=rules.plan, device=device, progress=progress)
-    return validate(job.task, rules, job.variant, store=store, seeds=settings.seeds, device=device,
+        plan = search(job.task, job.variant, store=store, plan_of=rules.plan, device=machine, progress=progress)
+    return validate(job.task, rules, job.variant, store=store, seeds=settings.seeds, device=machine,
                     progress=progress, plan=plan)
 
 
@@ -131,14 +144,108 @@ class Sequential:
 
     def run(self, jobs: Sequence[Job], settings: Settings, *, progress: Callable[[Job], object] = lambda job: None,
             report: Callable[[str], None] = lambda line: None) -> Tally:
+        from validation.runs.sweep import Stopped
+
         tally = Tally(len(jobs))
         for job in jobs:
             tally.running = 1
-            run_job(job, settings, progress(job))
+            try:
+                run_job(job, settings, progress(job))
+            except Stopped:
+                tally.running = 0
+                tally.stopped.append(job)
+                report(tally.line())
+                break  # the deadline is past for every job after it too
             tally.running = 0
             tally.done += 1
             report(tally.line())
         return tally
+
+
+class SideBySide:
+    """Up to ``at_once`` jobs at a time in this process, each in a thread (and on a GPU a CUDA
+    stream) of its own; a job that starts from another's runs waits for it. A job that raises is
+    reported and the others go on."""
+
+    name = "side-by-side"
+
+    def __init__(self, at_once: int = 4) -> None:
+        if at_once < 1:
+            raise ValidationError("--side-by-side takes at least 1 job at a time")
+        self.at_once = at_once
+
+    def run(self, jobs: Sequence[Job], settings: Settings, *, progress: Callable[[Job], object] = lambda job: None,
+            report: Callable[[str], None] = lambda line: None) -> Tally:
+        import threading
+        from concurrent.futures import Future, ThreadPoolExecutor, wait
+
+        if settings.step == "compiled":
+            raise ValidationError("--step compiled is not safe in threads: train side by side with captured or eager "
+                                  "steps, or run compiled jobs one after another")
+        _one_precision(jobs, settings)
+        tally, lock = Tally(len(jobs)), threading.Lock()
+        futures: dict[int, Future] = {}
+
+        def one(k: int) -> None:
+            for upstream in jobs[k].after:
+                futures[upstream].result()  # raises where the runs it starts from failed
+            with lock:
+                tally.running += 1
+            try:
+                with _own_stream(settings.device):
+                    run_job(jobs[k], settings, progress(jobs[k]))
+            finally:
+                with lock:
+                    tally.running -= 1
+
+        with ThreadPoolExecutor(max_workers=self.at_once, thread_name_prefix="crasp-job") as pool:
+            for k in _topological(jobs):  # upstream jobs first: they are taken from the queue first
+                futures[k] = pool.submit(one, k)
+            pending = set(futures.values())
+            by_future = {future: k for k, future in futures.items()}
+            while pending:
+                done, pending = wait(pending, timeout=10.0, return_when="FIRST_COMPLETED")
+                for future in done:
+                    self._account(tally, jobs[by_future[future]], future)
+                report(tally.line())
+        return tally
+
+    @staticmethod
+    def _account(tally: Tally, job: Job, future) -> None:
+        from validation.runs.sweep import Stopped
+
+        error = future.exception()
+        if error is None:
+            tally.done += 1
+        elif isinstance(error, Stopped):
+            tally.stopped.append(job)
+        else:
+            tally.failed.append(Failure(job, f"{type(error).__name__}: {error}"))
+
+
+def _own_stream(device: str):
+    """A CUDA stream of the calling thread's own on a GPU (nothing elsewhere)."""
+    import contextlib
+
+    import torch
+
+    from validation.training.device import device_name
+
+    name = device_name(device)
+    if not name.startswith("cuda"):
+        return contextlib.nullcontext()
+    return torch.cuda.stream(torch.cuda.Stream(torch.device(name)))
+
+
+def _one_precision(jobs: Sequence[Job], settings: Settings) -> None:
+    """Jobs side by side share torch's process-wide TF32 switch: refuse jobs planned at different precisions."""
+    from tasks import registry
+
+    rules = _rules(settings.preset)
+    found = {rules.plan(registry.get(job.task), Variant.parse(job.variant)).train.precision for job in jobs}
+    if len(found) > 1:
+        raise ValidationError(f"jobs side by side must share a precision (TF32 is a switch for the whole process); "
+                              f"these are planned at {', '.join(sorted(found))}")
 
 
 class RayExecutor:
@@ -182,8 +289,10 @@ class RayExecutor:
             for ref in done:
                 job = jobs[by_ref[ref]]
                 try:
-                    ray.get(ref)
-                    tally.done += 1
+                    if ray.get(ref) == STOPPED:
+                        tally.stopped.append(job)
+                    else:
+                        tally.done += 1
                 except Exception as error:  # noqa: BLE001 - reported per job; the sweep goes on
                     tally.failed.append(Failure(job, _cause(error)))
             tally.running = len(pending)
@@ -191,10 +300,19 @@ class RayExecutor:
         return tally
 
 
+STOPPED = "stopped at the time limit"
+"""What a Ray task returns when its job stopped at the deadline (its groups saved in the store)."""
+
+
 def _remote_job(job: Job, settings: Settings, *upstream) -> str:
     """A Ray task: the job's runs, written to the shared store (the upstream jobs' results are
     only awaited: their runs are in the store)."""
-    run_job(job, settings)
+    from validation.runs.sweep import Stopped
+
+    try:
+        run_job(job, settings)
+    except Stopped:
+        return STOPPED
     return f"{job.task} {job.variant}"
 
 
@@ -235,13 +353,16 @@ def require_ray():
     return ray
 
 
-def executor(name: str, *, address: str | None = None, cpus: float = 1, gpus: float = 0, retries: int = 2):
+def executor(name: str, *, address: str | None = None, cpus: float = 1, gpus: float = 0, retries: int = 2,
+             at_once: int = 4):
     """The executor a command line names."""
+    if address and name != "ray":
+        raise ValidationError("--address joins a Ray cluster: it needs --executor ray")
     if name == "sequential":
-        if address:
-            raise ValidationError("--address joins a Ray cluster: it needs --executor ray")
         return Sequential()
+    if name == "side-by-side":
+        return SideBySide(at_once)
     if name == "ray":
         require_ray()
         return RayExecutor(address, cpus=cpus, gpus=gpus, retries=retries)
-    raise ValidationError(f"--executor {name}: expected sequential or ray")
+    raise ValidationError(f"--executor {name}: expected sequential, side-by-side or ray")

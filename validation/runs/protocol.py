@@ -26,6 +26,7 @@ from tasks.alignment import leading_operand_width
 from tasks.arithmetic import sabbaghi_tasks, xu_bins
 from tasks.registry import Task
 from validation.config import LEARNED, ModelConfig, Overrides, TrainConfig, ValidationError, Variant
+from validation.data.device import cannot_draw
 from validation.runs.spec import RunSpec
 
 if TYPE_CHECKING:
@@ -148,7 +149,7 @@ def rescaled(task: Task, longest_train: int) -> Task:
 
     return dataclasses.replace(task, train_range=(low, n), bins=((task.bins[0][0], n), (n + 1, 2 * n), (2 * n + 1, 3 * n)),
                                n_positions=n_positions,
-                               train_offset=offset_up_to(lambda example: n_positions - len(example.tokens)))
+                               train_offset=offset_up_to(lambda length, tokens: n_positions - tokens))
 
 
 @dataclass(frozen=True)
@@ -356,9 +357,24 @@ def _cpu_plan(task: Task, variant: Variant) -> Plan:
     return Plan(task, ModelConfig.parse(budget.model), train, note)
 
 
+@dataclass(frozen=True)
+class _DrawnOnDevice:
+    """``plan_of``'s plans, their training examples drawn on the device wherever the task allows
+    it (:func:`validation.data.device.cannot_draw`); a class, not a closure, as Ray sends it."""
+
+    plan_of: Callable[[Task, Variant], Plan]
+
+    def __call__(self, task: Task, variant: Variant) -> Plan:
+        made = self.plan_of(task, variant)
+        if cannot_draw(made.task, epochs=bool(made.train.epochs)):
+            return made
+        return dataclasses.replace(made, train=dataclasses.replace(made.train, sampler="device"))
+
+
 PRESETS: dict[str, Preset] = {
     "paper": Preset("paper", "the published protocol: published configurations, 30k steps (60k for 12 layers), "
-                             "2,000 test examples per bin, 5 counted seeds", _paper_plan),
+                             "2,000 test examples per bin, 5 counted seeds; training examples drawn on the device "
+                             "where the task allows it, TF32 products on a GPU", _DrawnOnDevice(_paper_plan)),
     "cpu": Preset("cpu", "a 2-core budget: small models, 1,000-4,000 steps, the paper's lengths or (for "
                          "tasks small models cannot learn at them) lengths scaled down, 400 test examples per "
                          "bin, 5 counted seeds for the algorithmic tasks (enough for a t interval and a "

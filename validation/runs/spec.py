@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from tasks import registry
 from validation.config import ModelConfig, TrainConfig
 
-
 KEY_SCHEMA_VERSION = 1
 """The layout of a run's store key. A field added later joins the key only when it differs from
 its default (:data:`KEY_OMITTED`), so every run stored before keeps its key; a change that cannot
@@ -30,6 +29,7 @@ KEY_OMITTED = {
     ("train", "start_from"): None,        # runs trained from a fresh initialisation, those from before fine-tuning
     ("train", "stop_when_exact"): True,   # runs that stop once their training range is exact, the first behaviour
     ("train", "sampler"): "python",       # runs drawn example by example, all those from before vectorised samplers
+    ("train", "precision"): "tf32",       # runs of float32 weights and TF32 products on a GPU, all those from before
 }
 """(section, field) -> the value at which the field is left out of the key."""
 

@@ -84,6 +84,9 @@ CREATE TABLE IF NOT EXISTS partial (
 CREATE TABLE IF NOT EXISTS partial_summary (
     group_key TEXT PRIMARY KEY, step INTEGER NOT NULL, summary TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS provenance (
+    key TEXT PRIMARY KEY, trained_on TEXT NOT NULL
+);
 """
 
 
@@ -148,13 +151,22 @@ class StoredRun:
     checkpoint: str
     finished_at: str = ""
     """When the run was recorded, ``YYYY-MM-DDTHH:MM:SS`` in the recording machine's local time."""
+    trained_on: dict = field(default_factory=dict, compare=False)
+    """Where it trained: ``device``, ``device_name``, ``step`` (how its steps were taken) and
+    ``torch``; empty for runs recorded before stores kept it."""
+
+    @property
+    def has_weights(self) -> bool:
+        """Whether the store holds the run's weights (a run imported without them has none)."""
+        return bool(self.checkpoint)
 
     def to_json(self) -> dict:
-        """The run as JSON: its store key, its spec as keyed (:meth:`RunSpec.to_json`), its results
-        and its checkpoint (relative to the store's folder); not its history."""
+        """The run as JSON: its store key, its spec as keyed (:meth:`RunSpec.to_json`), its results,
+        where it trained and its checkpoint (relative to the store's folder; "" where the store
+        holds no weights); not its history."""
         return {"key": self.spec.key, "spec": self.spec.to_json(), "accuracy": list(self.accuracy),
                 "steps": self.steps, "wall_time": self.wall_time, "stopped_early": self.stopped_early,
-                "checkpoint": self.checkpoint}
+                "trained_on": dict(self.trained_on), "checkpoint": self.checkpoint}
 
 
 @dataclass(frozen=True)
@@ -412,72 +424,90 @@ class Store:
     # ------------------------------------------------------------ finished runs
 
     def record(self, spec: RunSpec, accuracy, steps: int, wall_time: float, stopped_early: bool,
-               history, weights: dict[str, torch.Tensor]) -> StoredRun:
-        """Store a finished run: its checkpoint file (whose metadata holds the run's spec and
-        results, for :func:`repair`) first, then its row, under the store's lock."""
+               history, weights: dict[str, torch.Tensor], *, trained_on: dict | None = None) -> StoredRun:
+        """Store a finished run: its checkpoint file (whose metadata holds the run's spec, results
+        and where it trained, for :func:`repair`) first, then its rows, under the store's lock."""
         from safetensors.torch import save_file
 
         relative = f"checkpoints/{spec.key}.safetensors"
         tensors = {n: t.detach().cpu().contiguous() for n, t in weights.items()}
+        where = dict(trained_on or {})
         run = {"spec": spec.to_json(), "accuracy": [float(a) for a in accuracy], "steps": int(steps),
                "wall_time": float(wall_time), "stopped_early": bool(stopped_early),
                "history": [[int(s), [float(a) for a in acc]] for s, acc in history],
-               "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
+               "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S"), "trained_on": where}
         metadata = {RUN_METADATA: json.dumps(run, sort_keys=True)}
         with self._locked(exclusive=True):
             _replace_atomically(self.root / relative, lambda path: save_file(tensors, str(path), metadata=metadata))
             fields = _run_fields(spec, run, relative, _sha256_file(self.root / relative))
             with self._transaction():
-                self.db.execute(f"INSERT OR REPLACE INTO runs ({', '.join(fields)}) VALUES "
-                                f"({', '.join('?' * len(fields))})", tuple(fields.values()))
-        return self._parse(fields)
+                self.insert(fields, where)
+        return self._parse({**fields, "trained_on": json.dumps(where)})
+
+    def insert(self, fields: dict, trained_on: dict) -> None:
+        """Write a run's row (as :func:`_run_fields` makes it) and where it trained; the caller holds
+        the lock and a transaction."""
+        self.db.execute(f"INSERT OR REPLACE INTO runs ({', '.join(fields)}) VALUES ({', '.join('?' * len(fields))})",
+                        tuple(fields.values()))
+        if trained_on:
+            self.db.execute("INSERT OR REPLACE INTO provenance VALUES (?, ?)",
+                            (fields["key"], json.dumps(trained_on, sort_keys=True)))
+
+    _SELECT = "SELECT runs.*, provenance.trained_on FROM runs LEFT JOIN provenance USING (key)"
 
     def finished(self, spec: RunSpec) -> StoredRun | None:
         """The stored run for ``spec``, or None if there is none or it is damaged (then listed in
         :attr:`problems`, and the run is trained again)."""
         with self._locked(exclusive=False):
-            row = self.db.execute("SELECT * FROM runs WHERE key = ?", (spec.key,)).fetchone()
-            return None if row is None else self._verified(self._as_dict(row))
+            cursor = self.db.execute(f"{self._SELECT} WHERE key = ?", (spec.key,))
+            row = cursor.fetchone()
+            return None if row is None else self._verified(self._as_dict(cursor, row))
 
     def runs(self, task: str | None = None, preset: str | None = None) -> list[StoredRun]:
         """Every intact finished run (damaged ones go to :attr:`problems`)."""
-        query = "SELECT * FROM runs WHERE 1=1"
+        query = f"{self._SELECT} WHERE 1=1"
         args: list[str] = []
         if task is not None:
             query, args = query + " AND task = ?", [*args, task]
         if preset is not None:
             query, args = query + " AND preset = ?", [*args, preset]
         with self._locked(exclusive=False):
-            rows = self.db.execute(query + " ORDER BY task, variant, model, seed", args).fetchall()
-            verified = [self._verified(self._as_dict(row)) for row in rows]
+            cursor = self.db.execute(query + " ORDER BY task, variant, model, seed", args)
+            verified = [self._verified(self._as_dict(cursor, row)) for row in cursor.fetchall()]
         return [run for run in verified if run is not None]
 
     def weights(self, run: StoredRun) -> dict[str, torch.Tensor]:
-        """The trained weights of a run (load them into :class:`validation.models.gpt.GPT`)."""
+        """The trained weights of a run (load them with :class:`validation.models.build.Trained`)."""
         from safetensors.torch import load_file
 
+        if not run.has_weights:
+            raise ValidationError(f"run {run.spec.key} ({run.spec.task} {run.spec.variant} seed {run.spec.seed}) is "
+                                  f"in {self.root} without its weights: it was imported from records exported "
+                                  f"without --weights")
         with self._locked(exclusive=False):
             return load_file(str(self.root / run.checkpoint))
 
-    def _as_dict(self, row) -> dict:
-        names = [d[0] for d in self.db.execute("SELECT * FROM runs LIMIT 0").description]
-        return dict(zip(names, row))
+    @staticmethod
+    def _as_dict(cursor, row) -> dict:
+        return dict(zip([d[0] for d in cursor.description], row))
 
     def _verified(self, fields: dict) -> StoredRun | None:
         key = str(fields.get("key"))
+        trained_on = fields.pop("trained_on", None)
         stored_digest = fields.pop("digest", None)
         if _row_digest(fields) != stored_digest:
             self._problem(key, "row content does not match its digest (edited or damaged)")
             return None
-        path = self.root / fields["checkpoint"]
-        if not path.is_file():
-            self._problem(key, f"checkpoint {fields['checkpoint']} is missing")
-            return None
-        if _sha256_file(path) != fields["checkpoint_sha256"]:
-            self._problem(key, f"checkpoint {fields['checkpoint']} does not match its digest (damaged)")
-            return None
+        if fields["checkpoint"]:  # "": imported without weights, nothing on disk to check
+            path = self.root / fields["checkpoint"]
+            if not path.is_file():
+                self._problem(key, f"checkpoint {fields['checkpoint']} is missing")
+                return None
+            if _sha256_file(path) != fields["checkpoint_sha256"]:
+                self._problem(key, f"checkpoint {fields['checkpoint']} does not match its digest (damaged)")
+                return None
         try:
-            return self._parse(fields)
+            return self._parse({**fields, "trained_on": trained_on})
         except (ValueError, KeyError, TypeError) as error:
             self._problem(key, f"row cannot be read: {error}")
             return None
@@ -496,7 +526,7 @@ class Store:
             spec_from_json(json.loads(fields["spec"])), accuracy, int(fields["steps"]), float(fields["wall_time"]),
             bool(fields["stopped_early"]),
             tuple((int(s), tuple(float(a) for a in acc)) for s, acc in json.loads(fields["history"])),
-            fields["checkpoint"], str(fields["finished_at"]))
+            fields["checkpoint"], str(fields["finished_at"]), json.loads(fields.get("trained_on") or "{}"))
 
     # ------------------------------------------------------------ groups in progress
 
@@ -649,12 +679,13 @@ def repair(root: str | os.PathLike) -> Repaired:
     path = root / "runs.sqlite"
     result = Repaired(root)
     with _file_lock(root, exclusive=True):
-        salvaged: dict[str, dict] = {}
+        salvaged: dict = {}
+        salvaged_provenance: dict[str, dict] = {}
         damage = _diagnose(path)
         if damage:
             result.found.append(damage)
             result.moved_to = _move_aside(path)
-            salvaged = _salvage(result.moved_to)
+            salvaged, salvaged_provenance = _salvage(result.moved_to)
         elif not path.is_file():
             result.found.append("the file is missing")
         elif path.stat().st_size == 0:
@@ -673,10 +704,9 @@ def repair(root: str | os.PathLike) -> Repaired:
                 if relative in referenced:
                     continue
                 if relative.startswith("checkpoints/"):
-                    fields, why = _finished_row(root, relative, salvaged.get(relative))
+                    fields, trained_on, why = _finished_row(root, relative, salvaged.get(relative))
                     if fields is not None:
-                        db.execute(f"INSERT OR REPLACE INTO runs ({', '.join(fields)}) VALUES "
-                                   f"({', '.join('?' * len(fields))})", tuple(fields.values()))
+                        _insert_run(db, fields, trained_on or salvaged_provenance.get(fields["key"], {}))
                         result.runs.append((relative, why))
                         continue
                 else:
@@ -689,6 +719,12 @@ def repair(root: str | os.PathLike) -> Repaired:
                         continue
                 _move_unrecovered(root, relative)
                 result.unusable.append((relative, why))
+            for fields in salvaged.get("", []):  # runs imported without weights: their rows are all there is
+                if _intact_row(fields) and not db.execute("SELECT 1 FROM runs WHERE key = ?",
+                                                          (fields["key"],)).fetchone():
+                    _insert_run(db, {k: v for k, v in fields.items() if k != "trained_on"},
+                                salvaged_provenance.get(fields["key"], {}))
+                    result.runs.append((f"run {fields['key']}", "intact rows of the damaged file (no weights)"))
             db.execute("COMMIT")
         finally:
             if db.in_transaction:
@@ -728,29 +764,53 @@ def _move_aside(path: Path) -> Path:
     return target
 
 
-def _salvage(path: Path) -> dict[str, dict]:
-    """The rows of finished runs still readable in a damaged file (read only), by checkpoint."""
-    rows: dict[str, dict] = {}
+def _salvage(path: Path) -> tuple[dict, dict[str, dict]]:
+    """What a damaged file still yields (read only): the rows of finished runs by checkpoint (those
+    without weights listed under ""), and where each run trained, by key."""
+    rows: dict = {}
+    provenance: dict[str, dict] = {}
     try:
         db = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
     except sqlite3.Error:
-        return rows
+        return rows, provenance
     try:
         cursor = db.execute("SELECT * FROM runs")
         names = [d[0] for d in cursor.description]
         for row in cursor:  # stops at the first page that cannot be read
             fields = dict(zip(names, row))
-            if isinstance(fields.get("checkpoint"), str):
+            if fields.get("checkpoint") == "":
+                rows.setdefault("", []).append(fields)
+            elif isinstance(fields.get("checkpoint"), str):
                 rows[fields["checkpoint"]] = fields
-    except sqlite3.Error:
+        for key, text in db.execute("SELECT key, trained_on FROM provenance"):
+            provenance[key] = json.loads(text)
+    except (sqlite3.Error, ValueError):
         pass
     finally:
         db.close()
-    return rows
+    return rows, provenance
 
 
-def _finished_row(root: Path, relative: str, old: dict | None) -> tuple[dict | None, str]:
-    """The row of a finished run's checkpoint and where it came from, or None and why not."""
+def _intact_row(fields: dict) -> bool:
+    """Whether a row (with its digest) is intact and readable."""
+    content = {k: v for k, v in fields.items() if k != "digest"}
+    try:
+        Store._parse(content)
+    except (ValueError, KeyError, TypeError, ValidationError):
+        return False
+    return _row_digest(content) == fields.get("digest")
+
+
+def _insert_run(db: sqlite3.Connection, fields: dict, trained_on: dict) -> None:
+    db.execute(f"INSERT OR REPLACE INTO runs ({', '.join(fields)}) VALUES ({', '.join('?' * len(fields))})",
+               tuple(fields.values()))
+    if trained_on:
+        db.execute("INSERT OR REPLACE INTO provenance VALUES (?, ?)", (fields["key"], json.dumps(trained_on)))
+
+
+def _finished_row(root: Path, relative: str, old: dict | None) -> tuple[dict | None, dict, str]:
+    """The row of a finished run's checkpoint, where it trained (as far as its metadata says), and
+    where the row came from; or None and why not."""
     from safetensors import SafetensorError, safe_open
 
     path = root / relative
@@ -758,7 +818,7 @@ def _finished_row(root: Path, relative: str, old: dict | None) -> tuple[dict | N
         with safe_open(str(path), "pt") as handle:
             metadata = handle.metadata() or {}
     except (SafetensorError, OSError) as error:
-        return None, f"not a readable safetensors file ({error})"
+        return None, {}, f"not a readable safetensors file ({error})"
     sha256 = _sha256_file(path)
     if RUN_METADATA in metadata:
         try:
@@ -767,20 +827,14 @@ def _finished_row(root: Path, relative: str, old: dict | None) -> tuple[dict | N
             fields = _run_fields(spec, run, relative, sha256)
             Store._parse(fields)
         except (ValueError, KeyError, TypeError, ValidationError) as error:
-            return None, f"its run metadata cannot be read ({error})"
+            return None, {}, f"its run metadata cannot be read ({error})"
         if relative != f"checkpoints/{spec.key}.safetensors":
-            return None, f"its metadata describes run {spec.key}, not the run this file is named for"
-        return fields, "their checkpoints' metadata"
-    if old is not None:
-        fields = {k: v for k, v in old.items() if k != "digest"}
-        try:
-            if _row_digest(fields) == old.get("digest") and fields["checkpoint_sha256"] == sha256:
-                Store._parse(fields)
-                return old, "intact rows of the damaged file"
-        except (ValueError, KeyError, TypeError, ValidationError):
-            pass
-    return None, ("no run metadata (written before checkpoints carried their run's spec and results) and no "
-                  "intact row of it" + (" in the damaged file" if old is not None else ""))
+            return None, {}, f"its metadata describes run {spec.key}, not the run this file is named for"
+        return fields, dict(run.get("trained_on") or {}), "their checkpoints' metadata"
+    if old is not None and _intact_row(old) and old.get("checkpoint_sha256") == sha256:
+        return old, {}, "intact rows of the damaged file"
+    return None, {}, ("no run metadata (written before checkpoints carried their run's spec and results) and no "
+                      "intact row of it" + (" in the damaged file" if old is not None else ""))
 
 
 def _partial_rows(root: Path, relative: str) -> tuple[tuple | None, str]:

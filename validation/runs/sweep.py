@@ -16,6 +16,7 @@ killed sweep left in progress, until enough seeds count.
 from __future__ import annotations
 
 import dataclasses
+import platform
 from dataclasses import dataclass
 from typing import Callable, cast
 
@@ -31,7 +32,22 @@ from validation.models.seq2seq import EncoderDecoder
 from validation.runs.protocol import PAPER_GRID, Plan, Preset
 from validation.runs.spec import RunSpec
 from validation.runs.store import Store, StoredRun
+from validation.training.device import Machine
 from validation.training.group import SeedGroup, SeedResult
+
+
+class Stopped(Exception):
+    """Training stopped at its time limit; the groups in progress are saved in the store, and the
+    same command run again resumes them."""
+
+
+def trained_on(group: SeedGroup) -> dict:
+    """Where a group trained, as its runs' records keep it: the device (and its name), how its
+    steps were taken, and the torch that ran them."""
+    device = group.device
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or platform.machine()
+    return {"device": str(device), "device_name": name, "step": group.steps.name, "torch": torch.__version__}
+
 
 Progress = Callable[[int, int, str], None]
 """Called with (step, total steps, status) after every evaluation."""
@@ -50,7 +66,7 @@ class Validation:
 
 
 def validate(task_name: str, preset: Preset, variant: str = "ape", *, store: Store, seeds: int | None = None,
-             device: str = "cpu", progress: Progress | None = None, plan: Plan | None = None) -> Validation:
+             device: str | Machine = "cpu", progress: Progress | None = None, plan: Plan | None = None) -> Validation:
     """Train (or find in ``store``) seeds 0, 1, ... of the preset's plan until ``seeds`` count."""
     task = registry.get(task_name)
     kind = Variant.parse(variant)
@@ -79,7 +95,7 @@ Initial = Callable[[list[int]], dict[int, dict[str, torch.Tensor]]]
 """Given seeds, the tensors each of them starts from (a first stage's output)."""
 
 
-def _first_stages(task: Task, preset: Preset, variant: Variant, plan: Plan, *, store: Store, device: str,
+def _first_stages(task: Task, preset: Preset, variant: Variant, plan: Plan, *, store: Store, device: str | Machine,
                   progress: Progress | None) -> Initial | None:
     """What the seeds of a two-stage run start from: ABC's calibrated tables, the weights of the
     run ``plan.train.start_from`` names, or both (None for a run from a fresh initialisation)."""
@@ -101,7 +117,7 @@ def _first_stages(task: Task, preset: Preset, variant: Variant, plan: Plan, *, s
     return initial
 
 
-def first_stage(task: Task, preset: Preset, variant: Variant, seeds: list[int], *, store: Store, device: str = "cpu",
+def first_stage(task: Task, preset: Preset, variant: Variant, seeds: list[int], *, store: Store, device: str | Machine = "cpu",
                 progress: Progress | None = None) -> tuple[Plan, list[StoredRun]]:
     """Seeds ``seeds`` of ``task`` and ``variant`` under ``preset``, trained if the store lacks them."""
     plan = preset.plan(task, variant)
@@ -123,14 +139,14 @@ def _prefixed(progress: Progress | None, prefix: str) -> Progress | None:
 
 
 def calibrations(task: Task, preset: Preset, variant: Variant, seeds: list[int], *, store: Store,
-                 device: str = "cpu", progress: Progress | None = None) -> dict[int, dict[str, torch.Tensor]]:
+                 device: str | Machine = "cpu", progress: Progress | None = None) -> dict[int, dict[str, torch.Tensor]]:
     """ABC's first stage for ``seeds``: seed s of the preset's ``sinusoidal`` run (trained if the
     store lacks it), calibrated into the bias tables of seed s of ``variant``."""
     stage = Variant.parse("sinusoidal")
     plan, runs = first_stage(task, preset, stage, seeds, store=store, device=device, progress=progress)
     tables = {}
     for run in runs:
-        trained = Trained.from_weights(plan.task, stage, plan.model, store.weights(run), device)
+        trained = Trained.from_weights(plan.task, stage, plan.model, store.weights(run), Machine.of(device).device)
         assert isinstance(trained.model, EncoderDecoder)  # the sinusoidal variant is Duan et al.'s encoder-decoder
         examples = calibration_examples(plan.task, CALIBRATION_EXAMPLES, run.spec.seed)
         own, cross, _ = calibrate(trained.model, trained.encoding, examples, kappa_cross=variant.kappa,
@@ -140,7 +156,7 @@ def calibrations(task: Task, preset: Preset, variant: Variant, seeds: list[int],
 
 
 def starting_weights(task: Task, preset: Preset, variant: Variant, source: str, seeds: list[int], *, store: Store,
-                     device: str = "cpu", progress: Progress | None = None) -> dict[int, dict[str, torch.Tensor]]:
+                     device: str | Machine = "cpu", progress: Progress | None = None) -> dict[int, dict[str, torch.Tensor]]:
     """Fine-tuning's first stage: the trained weights of seed s of task ``source`` (same preset and
     variant, trained if the store lacks it) for seed s of ``task``. The two tasks must share a
     vocabulary, so that every token keeps its embedding."""
@@ -151,11 +167,12 @@ def starting_weights(task: Task, preset: Preset, variant: Variant, source: str, 
     return {run.spec.seed: store.weights(run) for run in runs}
 
 
-def train_specs(plan: Plan, variant: Variant, specs: list[RunSpec], *, store: Store, device: str = "cpu",
+def train_specs(plan: Plan, variant: Variant, specs: list[RunSpec], *, store: Store, device: str | Machine = "cpu",
                 progress: Progress | None = None, initial: Initial | None = None) -> list[StoredRun]:
     """The stored runs of ``specs`` (which share everything but the seed), training the missing ones
     together; a group saved in progress under the same configuration continues where it stopped.
     ``initial(seeds)`` gives the tensors the seeds to train start from."""
+    machine = Machine.of(device)
     done = {spec.seed: store.finished(spec) for spec in specs}
     pending = [spec for spec in specs if done[spec.seed] is None]
     if pending:
@@ -167,33 +184,39 @@ def train_specs(plan: Plan, variant: Variant, specs: list[RunSpec], *, store: St
         for seeds in (b for b in batches if b):
             if seeds is resumable:
                 assert saved is not None  # the resumable seeds are those it names
-                group = _resumed(plan, variant, saved, set(resumable), device, progress)
+                group = _resumed(plan, variant, saved, set(resumable), machine, progress)
                 if progress:
                     progress(group.step, group.total_steps, f"resumed seeds {resumable} at step {group.step}")
             else:
-                group = SeedGroup(plan.task, variant, plan.model, plan.train, seeds, device=device,
-                                  progress=progress, initial=initial(seeds) if initial else None)
+                group = SeedGroup(plan.task, variant, plan.model, plan.train, seeds, device=machine.device,
+                                  step=machine.step, progress=progress,
+                                  initial=initial(seeds) if initial else None)
 
             def keep(group: SeedGroup, finished: list[SeedResult]) -> None:
                 for result in finished:
                     spec = by_seed[result.seed]
                     done[result.seed] = store.record(
                         spec, result.accuracy, result.steps, result.wall_time, result.stopped_early,
-                        [(e.step, e.accuracy) for e in result.history], result.weights)
+                        [(e.step, e.accuracy) for e in result.history], result.weights,
+                        trained_on=trained_on(group))
                 if group.seeds:  # named, so that a report can show the run in progress
                     named = {"spec": dataclasses.replace(pending[0], seed=-1).to_json(),
                              "total_steps": group.total_steps}
                     store.save_partial(group_key, {**group.state(), **named})
 
-            group.run(on_evaluation=keep)
+            group.run(on_evaluation=keep, deadline=machine.deadline)
+            if group.stopped:
+                raise Stopped(f"{plan.task.name} {variant.name}: stopped at the time limit at step {group.step} of "
+                              f"{group.total_steps}, seeds {group.seeds} saved in {store.root}")
             store.drop_partial(group_key)
     return cast(list[StoredRun], [done[spec.seed] for spec in specs])  # a group trains every seed to its end
 
 
-def _resumed(plan: Plan, variant: Variant, saved: dict, pending: set[int], device: str,
+def _resumed(plan: Plan, variant: Variant, saved: dict, pending: set[int], machine: Machine,
              progress: Progress | None) -> SeedGroup:
     """A group rebuilt from a saved state, without any seed that finished after it was saved."""
-    group = SeedGroup(plan.task, variant, plan.model, plan.train, saved["seeds"], device=device, progress=progress)
+    group = SeedGroup(plan.task, variant, plan.model, plan.train, saved["seeds"], device=machine.device,
+                      step=machine.step, progress=progress)
     group.restore(saved)
     keep = [k for k, seed in enumerate(group.seeds) if seed in pending]
     if len(keep) < len(group.seeds):
@@ -202,7 +225,7 @@ def _resumed(plan: Plan, variant: Variant, saved: dict, pending: set[int], devic
 
 
 def search(task_name: str, variant: str, *, store: Store, plan_of: Callable[[Task, Variant], Plan],
-           grid=PAPER_GRID, device: str = "cpu", progress: Progress | None = None) -> Plan:
+           grid=PAPER_GRID, device: str | Machine = "cpu", progress: Progress | None = None) -> Plan:
     """The paper's configuration search: seed 0 of each grid configuration in order, keeping the
     first that is exact on the training bin and the next (the last one tried if none is)."""
     task = registry.get(task_name)

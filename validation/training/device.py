@@ -6,6 +6,9 @@
 
 from __future__ import annotations
 
+import contextlib
+from dataclasses import dataclass
+
 import torch
 
 from validation.config import ValidationError
@@ -37,12 +40,48 @@ def resolve_device(name: str) -> torch.device:
     return device
 
 
-def use_tensor_cores(device: str) -> None:
+def set_matmul_precision(precision: str, device: torch.device) -> None:
     """On a GPU, let float32 matrix products use TF32 tensor cores (float32 range, a 10-bit mantissa
-    in the products, float32 sums), as GPU training scripts commonly do: several times faster at the
-    paper presets' widths. Only the commands set it; the library leaves torch's setting alone."""
-    if device.startswith("cuda"):
-        import torch
+    in the products, float32 sums) for ``tf32`` and ``bf16`` runs (the weights, gradients and
+    optimizer of ``bf16`` are float32 too), and keep them exact float32 for ``fp32``. The switch
+    is torch's, for the whole process: groups trained side by side must share a precision.
+    A CPU has no TF32: there nothing changes."""
+    if device.type == "cuda":
+        allowed = precision != "fp32"
+        torch.backends.cuda.matmul.allow_tf32 = allowed
+        torch.backends.cudnn.allow_tf32 = allowed
 
-        torch.backends.cuda.matmul.allow_tf32 = True
-        torch.backends.cudnn.allow_tf32 = True
+
+def autocast(precision: str, device: torch.device):
+    """The context a forward pass runs in: bfloat16 autocast for ``bf16`` (its weight-cast cache off,
+    as CUDA graphs want), nothing otherwise.
+
+    >>> with autocast("bf16", torch.device("cpu")):
+    ...     (torch.ones(2, 2) @ torch.ones(2, 2)).dtype
+    torch.bfloat16
+    """
+    if precision != "bf16":
+        return contextlib.nullcontext()
+    return torch.autocast(device.type, dtype=torch.bfloat16, cache_enabled=False)
+
+
+@dataclass(frozen=True)
+class Machine:
+    """Where and how a command's groups train: the device (``auto``, ``cpu``, ``cuda``, ``cuda:N``),
+    the way each step is taken (``step``, see :func:`validation.training.group.stepping`), and the
+    moment to stop at, saved, for a later command to resume (``deadline``, a ``time.time()`` value,
+    which other processes and machines of a sweep read alike; None: none). None of these is part of
+    a run's key.
+
+    >>> Machine.of("cpu") == Machine("cpu"), Machine.of(Machine("cuda", step="eager")).step
+    (True, 'eager')
+    """
+
+    device: str = "cpu"
+    step: str | None = None
+    deadline: float | None = None
+
+    @classmethod
+    def of(cls, where: "str | Machine") -> "Machine":
+        """``where`` as a machine (a device's name: that device, the other settings their defaults)."""
+        return where if isinstance(where, Machine) else cls(where)

@@ -1,11 +1,16 @@
 """Training: several seeds of one configuration at once, as one vmapped model.
 
 Each seed has its own initialisation (``torch.manual_seed(seed)``), its own stream of training
-examples, its own AdamW state and, with dropout, its own random stream (such seeds run one after
-another instead of vmapped); the seeds share only the kernels they run on, so a seed's run does
-not depend on which other seeds train beside it. Evaluation is teacher-forced exact match
-per length bin; a seed stops once its training bin (:attr:`tasks.registry.Task.training_bin`) is
-exact, and the others go on without it.
+examples, its own AdamW state and its own dropout masks (keyed by its seed and the step); the
+seeds share only the kernels they run on, so a seed's run does not depend on which other seeds
+train beside it. Evaluation is teacher-forced exact match per length bin; a seed stops once its
+training bin (:attr:`tasks.registry.Task.training_bin`) is exact, and the others go on without it.
+
+One run, top to bottom: :class:`SeedGroup` builds the seeds' models and stacks their weights,
+makes the feed of training batches (:class:`validation.data.feed.Feed`) and the test sets, and
+chooses its step once (:func:`stepping`: captured as a CUDA graph on a GPU, eager elsewhere);
+:meth:`SeedGroup.run` then loops: take a batch, step, and every ``eval_every`` steps evaluate,
+finish the seeds that are done and hand them to the caller.
 
 >>> from validation.config import ModelConfig, TrainConfig, Variant
 >>> from tasks import registry
@@ -18,12 +23,11 @@ exact, and the others go on without it.
 
 from __future__ import annotations
 
-import contextlib
-import os
+import threading
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence, cast
+from typing import Callable, Mapping, Sequence
 
 import torch
 import torch.nn.functional as F
@@ -33,57 +37,55 @@ from torch.func import functional_call, stack_module_state, vmap
 from tasks.registry import Task
 from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
 from validation.data.encoding import IGNORE, Batch, Encoding, exact_rows
-from validation.data.streams import TrainingStream, VectorisedStream, held_out_sets
-from validation.models.build import check_architecture, build_model, overwrite
+from validation.data.feed import Feed
+from validation.data.streams import held_out_sets
+from validation.models.build import build_model, check_architecture, overwrite
 from validation.models.gpt import positional_penalty
-from validation.training.compiled import WholeStep
-from validation.training.device import resolve_device
-from validation.training.step import clip_per_seed, learning_rate
+from validation.training.device import autocast, resolve_device, set_matmul_precision
+from validation.training.optimizer import decays
+from validation.training.step import CapturedStep, EagerStep, Objective
 
 # vmap has no batching rule for the fused attention kernel and runs it once per seed instead; that is
 # still faster than the unfused softmax(q k^T) v it replaces, so the warning says nothing to act on.
 warnings.filterwarnings("ignore", message="There is a performance drop because we have not yet implemented the "
                                           "batching rule for aten::_scaled_dot_product", category=UserWarning)
 
-
-DROPOUT_STREAM = 7_919
-"""Seed s draws its dropout masks from a generator seeded with DROPOUT_STREAM + s (its
-initialisation uses s itself)."""
-
-
 EVAL_ELEMENTS = 2**25
 """Attention-score elements one evaluation chunk may hold (bounds evaluation memory)."""
-
-
-COMPILE_VARIABLE = "VALIDATION_COMPILE"
-"""The environment variable that opts a :class:`SeedGroup` into a compiled step when its caller says
-nothing: ``1`` (torch.compile's default mode) or a mode name (``reduce-overhead``: CUDA graphs);
-unset, empty or ``0``: eager."""
-
-
-COMPILED_GRAPHS = 1024
-"""The compiled graphs (batch widths x group sizes, over every group of the process) a compiled
-step keeps before torch falls back to running it eagerly."""
-
-
-def compile_mode(choice: bool | str | None = None) -> str | None:
-    """The torch.compile mode a step runs under (None: eager), from a :class:`SeedGroup`'s
-    ``compile_step`` or, when that is None, :data:`COMPILE_VARIABLE`.
-
-    >>> compile_mode(False), compile_mode(True), compile_mode("reduce-overhead")
-    (None, 'default', 'reduce-overhead')
-    """
-    if choice is None:
-        choice = os.environ.get(COMPILE_VARIABLE, "").strip()
-        choice = False if choice in ("", "0") else True if choice == "1" else choice
-    if choice is True:
-        return "default"
-    return choice or None
-
 
 PROGRESS_EVERY = 0.5
 """Seconds between two progress calls within training (each reads the loss, which waits for the
 device): the bar moves between evaluations without a sync at every step."""
+
+WIDTH_QUANTUM = 16
+"""A captured step pads batches to a multiple of this many places: one graph per multiple."""
+
+STEPPINGS = ("auto", "eager", "captured", "compiled")
+"""How a group may step: see :func:`stepping`."""
+
+DROPOUT_KEY = 7_919
+"""Seed s draws its dropout masks with key DROPOUT_KEY + s (its initialisation uses s itself)."""
+
+_BUILDING = threading.Lock()
+"""Held while a seed's model is initialised from torch's global generator (groups may be built
+side by side in threads)."""
+
+
+def stepping(choice: str | None, device: torch.device) -> str:
+    """The way a group steps: ``eager`` (every operator issued from Python each step), ``captured``
+    (:class:`~validation.training.step.CapturedStep`: a CUDA graph per batch width on a GPU; on a
+    CPU the same function without a graph), or ``compiled`` (the same through ``torch.compile``).
+    ``auto`` (or None): captured on a GPU, eager on a CPU, where a graph has nothing to save.
+
+    >>> stepping("auto", torch.device("cpu")), stepping("compiled", torch.device("cpu"))
+    ('eager', 'compiled')
+    """
+    choice = choice or "auto"
+    if choice not in STEPPINGS:
+        raise ValidationError(f"--step {choice}: expected one of {', '.join(STEPPINGS)}")
+    if choice == "auto":
+        return "captured" if device.type == "cuda" else "eager"
+    return choice
 
 
 @dataclass(frozen=True)
@@ -107,124 +109,90 @@ class SeedResult:
     weights: dict[str, torch.Tensor] = field(repr=False, compare=False)
 
 
-def _decays(name: str) -> bool:
-    """AdamW weight decay applies to weights and embeddings, not to biases or LayerNorm gains."""
-    return not (name.endswith("bias") or ".ln_" in f".{name}")
-
-
 class SeedGroup:
     """Seeds of one (task, variant, model, training) configuration, trained together; ``initial``
     maps a seed to tensors that replace its fresh ones (see :func:`overwrite`).
 
-    ``compile_step`` (None: :data:`COMPILE_VARIABLE` decides) runs the vmapped loss and its
-    gradient through ``torch.compile`` (True, or a mode name), with static shapes: one graph per
-    batch width and group size, compiled when first met. Its losses equal the eager ones to float
-    tolerance, not bit for bit; runs with dropout stay eager. It is a keyword rather than a
-    :class:`TrainConfig` field because it does not change what is trained, and so must not change
-    a run's store key.
+    ``step`` chooses how each optimizer step is taken (:func:`stepping`). It is a keyword rather
+    than a :class:`TrainConfig` field because it does not change what is trained (only the
+    rounding of float sums), and so must not change a run's store key.
     """
 
     def __init__(self, task: Task, variant: Variant, model: ModelConfig, config: TrainConfig,
                  seeds: Sequence[int], *, device: str = "cpu", test_seed: int = 0,
                  progress: Callable[[int, int, str], None] | None = None,
-                 initial: Mapping[int, Mapping[str, torch.Tensor]] | None = None,
-                 compile_step: bool | str | None = None) -> None:
+                 initial: Mapping[int, Mapping[str, torch.Tensor]] | None = None, step: str | None = None) -> None:
         if not seeds:
             raise ValidationError("no seeds to train")
         self.task, self.variant, self.model_config, self.config = task, variant, model, config
         self.device = resolve_device(device)
+        set_matmul_precision(config.precision, self.device)
         self.encoding = Encoding.of(task)
         check_architecture(task, model)
         self.seeds = list(seeds)
-        self.streams = self._streams(task, config)
-        self.total_steps = config.total_steps(len(self.streams[0].fixed or []))
-        self.tests = [self.encoding.collate(examples).to(self.device)
-                      for examples in held_out_sets(task, config.test_size, test_seed)]
         self.progress = progress
         self.uniform = variant.scheme.uniform_width(task)
-        models = []
-        for seed in self.seeds:
-            torch.manual_seed(seed)
-            models.append(self._model())
-            if initial is not None:
-                overwrite(models[-1], initial[seed])
-        self.base = self._model().to("meta").eval()  # training mode only inside _dropout_loss
-        self.random = {seed: self._fresh_random(seed) for seed in self.seeds} if model.dropout else {}
+        # the models: one per seed, from its own seed, stacked along a first axis
+        models = [self._fresh(seed, initial) for seed in self.seeds]
+        with _BUILDING, torch.random.fork_rng(devices=[]):
+            self.base = self._model().to("meta")  # the stacked weights' shapes, to call functionally
         self.frozen = {name for name, p in models[0].named_parameters() if not p.requires_grad}
         params, _ = stack_module_state(models)
-        self.params = self._as_params({name: p.to(self.device) for name, p in params.items()})
-        self.optimizer = self._optimizer()
+        self.params = {name: p.detach().to(self.device) for name, p in params.items()}
+        # the data
+        self.stepping = stepping(step, self.device)
+        quantum = WIDTH_QUANTUM if self.stepping != "eager" and not model.encoder else None
+        self.feed = Feed(task, self.encoding, self.seeds, config, self.device, quantum=quantum)
+        self.total_steps = config.total_steps(self.feed.set_size)
+        self.tests = [self.encoding.collate(examples).to(self.device)
+                      for examples in held_out_sets(task, config.test_size, test_seed)]
+        # the step, chosen once
+        self._losses = vmap(self._seed_loss, in_dims=(0, 0, 0, 0, 0, 0 if model.dropout else None))
+        self.steps = self._step()
         self.step = 0
         self.history: list[list[Evaluation]] = [[] for _ in self.seeds]
         self.elapsed = 0.0
-        self.compile_mode = compile_mode(compile_step)
-        self._vmapped_losses = vmap(self._seed_loss)
-        self._whole_step = self._whole_step_for(self.compile_mode)
+        self.stopped = False
+        """Whether :meth:`run` stopped at its deadline, before every seed finished."""
 
     # ------------------------------------------------------------ set-up
-
-    def _streams(self, task: Task, config: TrainConfig) -> list[TrainingStream | VectorisedStream]:
-        if config.sampler == "vectorised":
-            if config.epochs:
-                raise ValidationError("a fixed training set (epochs) is drawn by the Python samplers: "
-                                      "leave the sampler 'python'")
-            return [VectorisedStream(task, s) for s in self.seeds]
-        return [TrainingStream(task, s, config.train_size if config.epochs else None) for s in self.seeds]
 
     def _model(self) -> nn.Module:
         return build_model(self.encoding, self.variant, self.model_config, self.uniform)
 
-    def _as_params(self, tensors: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-        """Leaf tensors of the stacked parameters; frozen ones (ABC's bias tables) get no gradient."""
-        return {n: t.detach().clone().requires_grad_(n not in self.frozen) for n, t in tensors.items()}
+    def _fresh(self, seed: int, initial: Mapping[int, Mapping[str, torch.Tensor]] | None) -> nn.Module:
+        """Seed ``seed``'s model, initialised from ``torch.manual_seed(seed)`` (torch's global
+        generator is left as it was), with ``initial[seed]`` written over it."""
+        with _BUILDING, torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            model = self._model()
+        if initial is not None:
+            overwrite(model, initial[seed])
+        return model
 
-    def _optimizer(self) -> torch.optim.AdamW:
-        trained = {n: p for n, p in self.params.items() if n not in self.frozen}
-        decay = [p for n, p in trained.items() if _decays(n)]
-        plain = [p for n, p in trained.items() if not _decays(n)]
-        # On a GPU, AdamW's fused kernel: 11-17% off a paper preset's step on an H100. Elsewhere its
-        # multi-tensor form, which torch picks only for GPUs: the same arithmetic per tensor, bit for
-        # bit, issued in a few calls instead of a Python loop over every tensor (2 ms of a step's host time).
-        cuda = self.device.type == "cuda"
-        return torch.optim.AdamW([{"params": decay, "weight_decay": self.config.weight_decay},
-                                  {"params": plain, "weight_decay": 0.0}], lr=self.config.lr,
-                                 fused=cuda, foreach=not cuda)
+    def _objective(self) -> Objective:
+        trained = tuple(name for name in self.params if name not in self.frozen)
+        keys = tuple(DROPOUT_KEY + seed for seed in self.seeds) if self.model_config.dropout else None
+        return Objective(self._losses, trained, tuple(decays(name) for name in trained), self.config.weight_decay,
+                         keys, self.config.grad_clip)
 
-    def _fresh_random(self, seed: int) -> dict[str, torch.Tensor]:
-        with torch.random.fork_rng(devices=self._cuda()):
-            torch.default_generator.manual_seed(DROPOUT_STREAM + seed)
-            if self._cuda():  # this device's generator only: fork_rng restores no other
-                with torch.cuda.device(self.device):
-                    torch.cuda.manual_seed(DROPOUT_STREAM + seed)
-            return self._random_now()
+    def _step(self) -> EagerStep | CapturedStep:
+        objective = self._objective()
+        if self.stepping == "eager":
+            return EagerStep(objective, self.params, self.config, self.total_steps, self.device)
+        return CapturedStep(objective, self.params, self.config, self.total_steps, self.device,
+                            graphs=self.device.type == "cuda", compiled=self.stepping == "compiled")
 
-    def _cuda(self) -> list[torch.device]:
-        return [self.device] if self.device.type == "cuda" else []
+    # ------------------------------------------------------------ one seed's loss (vmapped over seeds)
 
-    def _random_now(self) -> dict[str, torch.Tensor]:
-        now = {"cpu": torch.get_rng_state()}
-        if self._cuda():
-            now["cuda"] = torch.cuda.get_rng_state(self.device)
-        return now
+    def _outputs(self, params: dict, ids: torch.Tensor, positions: torch.Tensor,
+                 noise: torch.Tensor | None = None) -> torch.Tensor:
+        with autocast(self.config.precision, self.device):
+            out = functional_call(self.base, params, (ids, positions), {"noise": noise} if noise is not None else {})
+        return out.float()
 
-    @contextlib.contextmanager
-    def _random_stream(self, seed: int):
-        """Random draws inside come from ``seed``'s own stream, which then moves on; the global
-        generators are left as they were."""
-        with torch.random.fork_rng(devices=self._cuda()):
-            torch.set_rng_state(self.random[seed]["cpu"])
-            if self._cuda() and "cuda" in self.random[seed]:  # absent when a cpu checkpoint resumes on a GPU
-                torch.cuda.set_rng_state(self.random[seed]["cuda"], self.device)
-            yield
-            self.random[seed] = self._random_now()
-
-    # ------------------------------------------------------------ one seed's loss, vmapped
-
-    def _outputs(self, params: dict, ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
-        return functional_call(self.base, params, (ids, positions))
-
-    def _seed_loss(self, params: dict, ids, positions, targets, mask) -> torch.Tensor:
-        out = self._outputs(params, ids, positions)
+    def _seed_loss(self, params: dict, ids, positions, targets, mask, noise) -> torch.Tensor:
+        out = self._outputs(params, ids, positions, noise)
         if self.encoding.uses_flags:
             losses = F.binary_cross_entropy_with_logits(out, targets, reduction="none").mean(-1)
             loss = (losses * mask).sum() / mask.sum().clamp(min=1)
@@ -237,115 +205,50 @@ class SeedGroup:
             loss = loss + self.variant.reg_coef * positional_penalty(params, self.model_config.n_head)
         return loss
 
-    def _whole_step_for(self, mode: str | None) -> WholeStep | None:
-        """The compiled optimizer step under torch.compile's ``mode`` (None: eager steps only).
-
-        Every group's compiled graphs are cached under one code object, whose limit of 8
-        recompilations a sweep or a task with many batch widths would reach, after which torch
-        runs the step eagerly; the calls raise it to :data:`COMPILED_GRAPHS`."""
-        if not mode or self.model_config.dropout:
-            return None
-        return WholeStep(self, mode, COMPILED_GRAPHS)
-
-    def _train_batch(self) -> Batch:
-        """Every seed's examples of one step, padded to one width (shape: seeds x examples x width)."""
-        if self.config.sampler == "vectorised":  # then every stream is a VectorisedStream (_streams)
-            vectorised = cast(list[VectorisedStream], self.streams)
-            return self.encoding.batch_of([stream.next(self.config.batch_size) for stream in vectorised]
-                                          ).to(self.device)
-        streams = cast(list[TrainingStream], self.streams)
-        examples = [e for stream in streams for e in stream.next(self.config.batch_size)]
-        batch = self.encoding.collate(examples).to(self.device)
-        shape = (len(self.streams), self.config.batch_size)
-        return Batch(*(t.reshape(*shape, *t.shape[1:]) for t in (batch.ids, batch.positions, batch.targets, batch.mask)))
-
-    def _seed_batch(self, stream: TrainingStream | VectorisedStream) -> Batch:
-        """One seed's examples of one step, padded to their own width."""
-        if isinstance(stream, VectorisedStream):  # the streams of the vectorised sampler
-            batch = self.encoding.batch_of([stream.next(self.config.batch_size)])
-            return Batch(*(t[0] for t in (batch.ids, batch.positions, batch.targets, batch.mask))).to(self.device)
-        return self.encoding.collate(stream.next(self.config.batch_size)).to(self.device)
-
     def train_step(self) -> torch.Tensor:
-        """One optimizer step for every seed; returns the per-seed losses."""
-        lr = learning_rate(self.config, self.step, self.total_steps)
-        if self.model_config.dropout:
-            # Each seed's own batch, padded to its own longest example: the masks' shapes, and so
-            # the draws, must not depend on the other seeds' examples.
-            batches = [self._seed_batch(stream) for stream in self.streams]
-            losses = torch.stack([self._dropout_loss(s, batch) for s, batch in enumerate(batches)])
-        else:
-            batch = self._train_batch()
-            whole = self._whole_step
-            if whole is not None and not whole.failed and whole.ready():
-                stepped = whole(batch, lr)
-                if stepped is not None:
-                    self._set_learning_rate(lr)  # what a checkpoint of the optimizer keeps
-                    self.step += 1
-                    return stepped
-            losses = self._vmapped_losses(self.params, batch.ids, batch.positions, batch.targets, batch.mask)
-        self.optimizer.zero_grad(set_to_none=True)
-        losses.sum().backward()
-        if self.config.grad_clip:
-            self._clip_per_seed(self.config.grad_clip)
-        self._set_learning_rate(lr)
-        self.optimizer.step()
+        """One optimizer step for every seed; returns the per-seed losses (on the device)."""
+        losses = self.steps(self.feed.next(), self.step)
         self.step += 1
-        return losses.detach()
-
-    def _set_learning_rate(self, lr: float) -> None:
-        for group in self.optimizer.param_groups:
-            group["lr"] = lr
-
-    def _dropout_loss(self, s: int, batch: Batch) -> torch.Tensor:
-        """Seed number ``s``'s loss on its ``batch`` in training mode, with masks from its own
-        random stream."""
-        self.base.train()
-        try:
-            with self._random_stream(self.seeds[s]):
-                params = {n: p[s] for n, p in self.params.items()}
-                return self._seed_loss(params, batch.ids, batch.positions, batch.targets, batch.mask)
-        finally:
-            self.base.eval()
-
-    def _clip_per_seed(self, max_norm: float) -> None:
-        """Scale each seed's gradients to norm at most ``max_norm`` (the factor
-        ``min(1, max_norm / (norm + 1e-6))`` of ``torch.nn.utils.clip_grad_norm_``), over all
-        stacked gradients at once; see :func:`clip_per_seed`."""
-        clip_per_seed([p.grad for p in self.params.values() if p.grad is not None], max_norm)
+        return losses
 
     # ------------------------------------------------------------ evaluation
 
     @torch.no_grad()
     def evaluate(self) -> list[tuple[float, ...]]:
         """Teacher-forced exact match per bin, for each seed: an example counts when every checked
-        position's argmax (or every flag) is right."""
-        per_bin = [self._exact(batch) for batch in self.tests]
-        return [tuple(float(correct[s].float().mean()) for correct in per_bin) for s in range(len(self.seeds))]
+        position's argmax (or every flag) is right. The counts stay on the device until the last
+        bin is done: one read per evaluation."""
+        correct = torch.stack([self.exact(batch).sum(-1) for batch in self.tests], dim=1)  # (seeds, bins)
+        sizes = [batch.ids.shape[0] for batch in self.tests]
+        return [tuple(count / size for count, size in zip(row, sizes)) for row in correct.tolist()]
 
-    def _exact(self, batch: Batch) -> torch.Tensor:
+    @torch.no_grad()
+    def exact(self, batch: Batch) -> torch.Tensor:
+        """Per seed and example of ``batch``, whether the seed gets every checked position right
+        (seeds x examples, on the device), in chunks that bound the attention scores' memory."""
+        forward = vmap(self._outputs, in_dims=(0, None, None))
         width = batch.ids.shape[1]
         chunk = max(1, EVAL_ELEMENTS // (len(self.seeds) * self.model_config.n_head * width * width))
-        forward = vmap(self._outputs, in_dims=(0, None, None))
         parts = []
         for start in range(0, batch.ids.shape[0], chunk):
-            part = Batch(*(t[start:start + chunk] for t in (batch.ids, batch.positions, batch.targets, batch.mask)))
-            out = forward(self.params, part.ids, part.positions)
-            parts.append(exact_rows(out, part, self.encoding.uses_flags).cpu())
+            part = batch.map(lambda t: t[start:start + chunk])
+            parts.append(exact_rows(forward(self.params, part.ids, part.positions), part, self.encoding.uses_flags))
         return torch.cat(parts, dim=1)
 
     # ------------------------------------------------------------ the loop
 
-    def run(self, on_evaluation: Callable[["SeedGroup", list[SeedResult]], None] | None = None) -> list[SeedResult]:
-        """Train until every seed has stopped (early, or at the last step).
+    def run(self, on_evaluation: Callable[["SeedGroup", list[SeedResult]], None] | None = None, *,
+            deadline: float | None = None) -> list[SeedResult]:
+        """Train until every seed has stopped (early, or at the last step), or until ``deadline``
+        (a ``time.time()`` value; then :attr:`stopped` is set).
 
         ``on_evaluation(group, finished)`` is called after every evaluation with the seeds that
         finished at it (already removed from the group), so a caller can store them and save a
-        checkpoint of the rest.
+        checkpoint of the rest; and once more, with none finished, where the deadline stops it.
         """
         results: list[SeedResult] = []
         if self.progress:
-            self.progress(self.step, self.total_steps, f"training seeds {self.seeds}")
+            self.progress(self.step, self.total_steps, f"training seeds {self.seeds} ({self.steps.name} steps)")
         while self.seeds:
             started = time.perf_counter()
             target = min(self.total_steps, (self.step // self.config.eval_every + 1) * self.config.eval_every)
@@ -356,6 +259,12 @@ class SeedGroup:
                 if self.progress and time.perf_counter() - reported >= PROGRESS_EVERY:
                     reported = time.perf_counter()  # the loss is read (a device sync) only this often
                     self.progress(self.step, self.total_steps, self._status(losses, []))
+                if deadline is not None and time.time() >= deadline and self.step < target:
+                    self.elapsed += time.perf_counter() - started
+                    self.stopped = True
+                    if on_evaluation:
+                        on_evaluation(self, [])
+                    return sorted(results, key=lambda r: r.seed)
             accuracies = self.evaluate()
             self.elapsed += time.perf_counter() - started
             finished = self._finish(accuracies, final=self.step >= self.total_steps)
@@ -386,16 +295,16 @@ class SeedGroup:
     def keep_only(self, keep: list[int]) -> None:
         """Drop the seeds not in ``keep`` from the parameters, the optimizer and the streams."""
         index = torch.tensor(keep, device=self.device)
-        old = self.optimizer.state_dict()
-        self.params = self._as_params({n: p.detach()[index] for n, p in self.params.items()})
-        self.optimizer = self._optimizer()
-        state = {k: {key: (v[index] if torch.is_tensor(v) and v.dim() > 0 else v) for key, v in s.items()}
-                 for k, s in old["state"].items()}
-        self.optimizer.load_state_dict({"state": state, "param_groups": old["param_groups"]})
+        for name, p in list(self.params.items()):
+            self.params[name] = p[index].clone()  # the same dict: the step holds it
         self.seeds = [self.seeds[s] for s in keep]
-        self.random = {seed: state for seed, state in self.random.items() if seed in self.seeds}
-        self.streams = [self.streams[s] for s in keep]
+        self.feed.keep(keep)
         self.history = [self.history[s] for s in keep]
+        if isinstance(self.steps, CapturedStep):
+            self.steps.keep(index, self.params, self._objective())
+        else:
+            self.steps.optimizer.keep(index)
+            self.steps.objective = self._objective()
 
     def _status(self, losses: torch.Tensor | None, finished: list[SeedResult]) -> str:
         """The mean loss and, per seed, accuracy per bin at the last evaluation."""
@@ -408,12 +317,17 @@ class SeedGroup:
 
     def state(self) -> dict:
         """Everything needed to continue this group exactly where it is."""
-        return {
+        from validation.training.step import learning_rate
+
+        lr = learning_rate(self.config, max(self.step - 1, 0), self.total_steps)
+        optimizer = self.steps.optimizer.state_dict(lr)
+        for moments in optimizer["state"].values():
+            moments.update({name: t.to("cpu", copy=True) for name, t in moments.items()})
+        return {  # copies: the group goes on changing its own tensors in place
             "seeds": list(self.seeds), "step": self.step, "elapsed": self.elapsed,
-            "params": {n: p.detach().cpu() for n, p in self.params.items()},
-            "optimizer": self.optimizer.state_dict(),
-            "streams": [s.state() for s in self.streams],
-            "random": {seed: dict(state) for seed, state in self.random.items()},
+            "params": {n: p.detach().to("cpu", copy=True) for n, p in self.params.items()},
+            "optimizer": optimizer,
+            "streams": self.feed.state(),
             "history": [[(e.step, list(e.accuracy)) for e in h] for h in self.history],
         }
 
@@ -421,16 +335,18 @@ class SeedGroup:
         """Continue from :meth:`state` (the seeds it names must be a subset of this group's)."""
         try:
             positions = [self.seeds.index(s) for s in state["seeds"]]
-            self.streams = [self.streams[k] for k in positions]
-            self.seeds = list(state["seeds"])
-            if self.model_config.dropout:
-                self.random = {seed: dict(state["random"][seed]) for seed in self.seeds}
-            for stream, saved in zip(self.streams, state["streams"]):
-                stream.restore(saved)
-            self.params = self._as_params({n: state["params"][n].to(self.device) for n in self.params})
-            self.optimizer = self._optimizer()
-            self.optimizer.load_state_dict(state["optimizer"])
+            if len(positions) < len(self.seeds):
+                self.keep_only(positions)
+            for name in self.params:
+                self.params[name].copy_(state["params"][name].to(self.device))
+            self.steps.optimizer.load_state_dict(state["optimizer"])
+            self.feed.restore(state["streams"])
             self.step, self.elapsed = int(state["step"]), float(state["elapsed"])
+            if isinstance(self.steps, CapturedStep):
+                self.steps.start_at(self.step)
             self.history = [[Evaluation(step, tuple(acc)) for step, acc in h] for h in state["history"]]
-        except (KeyError, ValueError, RuntimeError, TypeError) as error:
+        except (KeyError, ValueError, RuntimeError, TypeError, IndexError) as error:
             raise ValidationError(f"checkpoint does not match this configuration: {error}") from None
+
+
+__all__ = ["STEPPINGS", "Evaluation", "SeedGroup", "SeedResult", "stepping"]

@@ -1,5 +1,10 @@
-"""The pieces of one optimizer step that every way of stepping shares: the learning rate of a
-step, and the clipping of each seed's gradients to its own norm.
+"""One optimizer step of a group of seeds, and the ways of taking it.
+
+Every way shares :func:`descend`: the seeds' losses and gradients, each seed's gradients clipped
+to its own norm (:func:`clip_per_seed`), then AdamW (:class:`~validation.training.optimizer.SeedAdamW`).
+:class:`EagerStep` issues it from Python at every step; :class:`CapturedStep` gives it static
+shapes and its learning rate and step count on the device, so that a GPU replays it as one CUDA
+graph (the default on a GPU) and the host reads nothing back between evaluations.
 
 >>> from validation.config import TrainConfig
 >>> [learning_rate(TrainConfig(lr=1.0, warmup=2), step, 4) for step in range(5)]
@@ -8,11 +13,16 @@ step, and the clipping of each seed's gradients to its own norm.
 
 from __future__ import annotations
 
-from typing import Sequence
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
 
 import torch
+from torch.func import grad
 
 from validation.config import TrainConfig
+from validation.data.encoding import Batch
+from validation.training.optimizer import SeedAdamW
 
 
 def learning_rate(config: TrainConfig, step: int, total: int) -> float:
@@ -63,3 +73,188 @@ def clip_per_seed_reference(grads: Sequence[torch.Tensor], max_norm: float) -> t
     for g in grads:
         g.mul_(factor.view(-1, *([1] * (g.dim() - 1))))
     return norms
+
+
+def schedule(config: TrainConfig, total: int, device: str | torch.device) -> torch.Tensor:
+    """The learning rate of every step 0 .. total (the last, past the schedule, is never taken) as a
+    float32 tensor on ``device``: a captured step reads its own from it.
+
+    >>> schedule(TrainConfig(lr=1.0, warmup=2), 4, "cpu").tolist()
+    [0.0, 0.5, 1.0, 0.5, 0.0]
+    """
+    return torch.tensor([learning_rate(config, step, total) for step in range(total + 1)], dtype=torch.float32,
+                        device=device)
+
+
+Losses = Callable[..., torch.Tensor]
+"""``losses(params, ids, positions, targets, mask, noise)``: every seed's loss on its own batch
+(``params`` stacked by seed; ``noise`` each seed's dropout key and step, or None)."""
+
+
+@dataclass(frozen=True)
+class Objective:
+    """What a step descends: every seed's loss, the tensors it trains (by name, each marked
+    whether weight decay applies to it), the tensors it holds fixed, the seeds' dropout keys
+    (None: no dropout), and the clipping norm (None: no clipping)."""
+
+    losses: Losses
+    trained: tuple[str, ...]
+    decayed: tuple[bool, ...]
+    weight_decay: float
+    dropout_keys: tuple[int, ...] | None
+    grad_clip: float | None
+
+
+def descend(objective: Objective, params: dict[str, torch.Tensor], optimizer: SeedAdamW, lr, noise,
+            ids: torch.Tensor, positions: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """One optimizer step of every seed at learning rate ``lr``: the seeds' losses and their
+    gradients (``torch.func.grad``), each seed's gradients clipped to its own norm, then AdamW;
+    ``params`` are updated in place. Returns the losses (before the step)."""
+    names = objective.trained
+    fixed = {n: t for n, t in params.items() if n not in names}
+
+    def total(trained):
+        losses = objective.losses({**dict(zip(names, trained)), **fixed}, ids, positions, targets, mask, noise)
+        return losses.sum(), losses
+
+    trained = [params[n] for n in names]
+    grads, losses = grad(total, has_aux=True)(trained)
+    if objective.grad_clip:
+        clip_per_seed(grads, objective.grad_clip)
+    optimizer.update(trained, grads, lr)
+    return losses.detach()
+
+
+class EagerStep:
+    """Each step issued from Python: the learning rate computed on the host, AdamW in host mode
+    (bit for bit ``torch.optim.AdamW``'s arithmetic). Every shape is welcome."""
+
+    name = "eager"
+
+    def __init__(self, objective: Objective, params: dict[str, torch.Tensor], config: TrainConfig, total: int,
+                 device: torch.device) -> None:
+        self.objective, self.params, self.config, self.total, self.device = objective, params, config, total, device
+        self.optimizer = SeedAdamW([params[n] for n in objective.trained], objective.decayed, objective.weight_decay)
+        self.reason = "eager: every operator issued from Python at every step"
+
+    def __call__(self, batch: Batch, step: int) -> torch.Tensor:
+        lr = learning_rate(self.config, step, self.total)
+        noise = None
+        if self.objective.dropout_keys is not None:
+            noise = torch.tensor([[key, step] for key in self.objective.dropout_keys], device=self.device)
+        return descend(self.objective, self.params, self.optimizer, lr, noise, *batch.tensors())
+
+
+class CapturedStep:
+    """The whole step as one replay: static shapes (one graph per batch width), the learning rate
+    read from :func:`schedule` by a step counter on the device, AdamW in device mode, the losses
+    written to a buffer the host reads only when it wants them. On a GPU each width is captured as
+    a CUDA graph after :data:`WARM_STEPS` eager steps at that width (real steps, taken on a side
+    stream as CUDA graphs ask); elsewhere (``graphs=False``) the same function runs eagerly, which
+    is how the CPU tests compare it with :class:`EagerStep`. ``compiled``: the function goes
+    through ``torch.compile`` first (fused kernels; on a GPU captured all the same).
+
+    If a capture fails, :attr:`failure` says why and the step runs eagerly from then on (in device
+    mode: same arithmetic, no graph).
+    """
+
+    name = "captured"
+
+    def __init__(self, objective: Objective, params: dict[str, torch.Tensor], config: TrainConfig, total: int,
+                 device: torch.device, *, graphs: bool, compiled: bool = False) -> None:
+        self.objective, self.params, self.device = objective, params, device
+        self.optimizer = SeedAdamW([params[n] for n in objective.trained], objective.decayed, objective.weight_decay,
+                                   on_device=True)
+        self.lr = schedule(config, total, device)
+        self.counter = torch.zeros((), dtype=torch.int64, device=device)
+        """The next step's number: the graph reads its learning rate and dropout masks by it and moves it on."""
+        self.keys = None if objective.dropout_keys is None else torch.tensor(objective.dropout_keys, device=device)
+        self.losses = torch.zeros(len(objective.dropout_keys or params[objective.trained[0]]), device=device)
+        self.graphs_wanted, self.failure = graphs, ""
+        self.graphs: dict[tuple, object] = {}
+        self.inputs: dict[tuple, tuple[torch.Tensor, ...]] = {}
+        self.warm: dict[tuple, int] = {}
+        self.pool: Any = None  # the graphs' shared memory pool, made at the first capture
+        self.function = torch.compile(self._function, dynamic=False) if compiled else self._function
+        self.name = ("compiled" if compiled else "captured") + ("" if graphs else " (no graph)")
+        self.reason = (f"{'torch.compile, then ' if compiled else ''}"
+                       f"{'a CUDA graph per batch width' if graphs else 'static shapes, run eagerly'}")
+
+    def start_at(self, step: int) -> None:
+        """Continue at step ``step`` (a group resumed from a checkpoint)."""
+        self.counter.fill_(step)
+
+    def _function(self, ids, positions, targets, mask) -> None:
+        lr = self.lr[self.counter]
+        noise = None
+        if self.keys is not None:
+            noise = torch.stack([self.keys, self.counter.expand(len(self.keys))], dim=1)
+        losses = descend(self.objective, self.params, self.optimizer, lr, noise, ids, positions, targets, mask)
+        self.counter.add_(1)
+        self.losses.copy_(losses)
+
+    def __call__(self, batch: Batch, step: int) -> torch.Tensor:
+        tensors = batch.tensors()
+        shape = tuple(tuple(t.shape) for t in tensors)
+        if shape in self.graphs:
+            for static, t in zip(self.inputs[shape], tensors):
+                static.copy_(t, non_blocking=True)
+            self.graphs[shape].replay()  # type: ignore[attr-defined]
+            return self.losses
+        if not self.graphs_wanted or self.failure:
+            self.function(*tensors)
+            return self.losses
+        try:
+            side = torch.cuda.Stream(self.device) if self.warm.get(shape, 0) < WARM_STEPS else None
+        except Exception as error:  # noqa: BLE001 - no CUDA stream here: no graph either
+            return self._without_graphs(error, tensors)
+        if side is not None:  # a real step, on a side stream as CUDA graphs want the steps before a capture
+            self.warm[shape] = self.warm.get(shape, 0) + 1
+            side.wait_stream(torch.cuda.current_stream(self.device))
+            with torch.cuda.stream(side):
+                self.function(*tensors)
+            torch.cuda.current_stream(self.device).wait_stream(side)
+            return self.losses
+        try:
+            self._capture(shape, tensors)  # records the step without running it: nothing has changed yet
+        except Exception as error:  # noqa: BLE001 - any failure to capture: say why and step without graphs
+            return self._without_graphs(error, tensors)
+        return self(batch, step)
+
+    def _without_graphs(self, error: Exception, tensors: tuple[torch.Tensor, ...]) -> torch.Tensor:
+        """Give up graphs for good, saying why, and take this step without one."""
+        self.failure = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+        warnings.warn(f"the training step could not be captured as a CUDA graph ({self.failure}); it goes on "
+                      f"without graphs", RuntimeWarning, stacklevel=3)
+        self.graphs.clear()
+        self.name, self.reason = f"{self.name} (no graph)", f"no CUDA graph: {self.failure}"
+        self.function(*tensors)
+        return self.losses
+
+    def _capture(self, shape: tuple, tensors: tuple[torch.Tensor, ...]) -> None:
+        static = tuple(torch.empty_like(t) for t in tensors)
+        for s, t in zip(static, tensors):
+            s.copy_(t)
+        if self.pool is None:
+            self.pool = torch.cuda.graph_pool_handle()  # the widths' graphs share memory: they never run at once
+        graph = torch.cuda.CUDAGraph()
+        torch.cuda.synchronize(self.device)
+        with torch.cuda.graph(graph, pool=self.pool, capture_error_mode="thread_local"):
+            self.function(*static)
+        self.inputs[shape], self.graphs[shape] = static, graph
+
+    def keep(self, index: torch.Tensor, params: dict[str, torch.Tensor], objective: Objective) -> None:
+        """Go on with the seeds at ``index`` only: their parameters ``params``; the graphs, made
+        for the old shapes, are dropped (and captured again as needed)."""
+        self.params, self.objective = params, objective
+        self.optimizer.keep(index)
+        self.keys = None if objective.dropout_keys is None else torch.tensor(objective.dropout_keys,
+                                                                             device=self.device)
+        self.losses = self.losses[index].clone()
+        self.graphs.clear()
+        self.inputs.clear()
+        self.warm.clear()
+
+
+WARM_STEPS = 2
+"""Eager steps taken at a batch width before its CUDA graph is captured."""

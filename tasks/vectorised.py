@@ -346,6 +346,37 @@ def duan_times_one(draws: "Draws", low: int, high: int) -> Drawn:
     return Drawn(inputs, digits + 2, answers, digits + 1, digits)
 
 
-__all__ = ["PAD", "Drawn", "random_keys", "random_order", "binary_sums", "distinct_symbols", "duan_addition", "duan_parity", "duan_successor",
+# ---------------------------------------------------------------- Xu et al.'s format
+
+
+def xu_operation(draws: "Draws", low: int, high: int, *, multiply: bool, modulus: int | None, width: int = 20,
+                 out_width: int = 21) -> Drawn:
+    """Xu et al.'s D_n: n uniform in [low, high], one operand with exactly n digits and the other
+    below 10^n (either first with equal chance), both zero-padded to ``width`` digits around the
+    operator, then ``=``; the result (modulo ``modulus``) zero-padded to ``out_width`` digits,
+    reversed, then ``;``. Symbols: the digits, the operator (id 10), ``=`` (11); outputs: the
+    digits, ``;`` (10). Operands of at most 9 digits (their product fits int64)."""
+    import torch
+
+    digits = _lengths(draws, low, high)
+    if int(digits.max()) > 9:
+        raise ValueError("Xu et al.'s operands beyond 9 digits are drawn by the Python sampler")
+    exact = _digits_exactly(draws, PLACES, digits, width)
+    below = draws.integers(SECOND, 0, 9, width=width) * (torch.arange(width, device=draws.device)[None, :]
+                                                         >= width - digits[:, None])
+    swap = draws.integers(SIDE, 0, 1)[:, None].bool()
+    a, b = torch.where(swap, below, exact), torch.where(swap, exact, below)
+    column = lambda symbol: torch.full((draws.count, 1), symbol, dtype=torch.int64, device=draws.device)  # noqa: E731
+    inputs = torch.cat([a, column(10), b, column(11)], dim=1)
+    x, y = _value(a[:, -18:]), _value(b[:, -18:])
+    value = x * y if multiply else x + y
+    if modulus:
+        value = value % modulus
+    answers = torch.cat([_reversed_digits(value, torch.full_like(digits, out_width)), column(10)], dim=1)
+    return Drawn(inputs, torch.full_like(digits, inputs.shape[1]), answers, torch.full_like(digits, out_width + 1),
+                 digits)
+
+
+__all__ = ["PAD", "Drawn", "xu_operation", "random_keys", "random_order", "binary_sums", "distinct_symbols", "duan_addition", "duan_parity", "duan_successor",
            "duan_times_one", "independent_copy", "interleaved_majorities", "parity_bits", "unique_majority",
            "untied_bits"]

@@ -31,7 +31,8 @@ DRAWS = 3_000
 def test_the_samplers_cover_the_tasks_the_presets_draw_on_the_fly():
     assert set(SAMPLED) >= {"bin_majority", "majority", "bin_majority_interleave", "parity", "repeat_copy",
                             "unique_copy", "sort", "addition", "duan_successor", "duan_addition",
-                            "duan_parity_scratchpad", "duan_n_times_1"}
+                            "duan_parity_scratchpad", "duan_n_times_1", "xu_addition", "xu_multiplication",
+                            "xu_mod101_addition", "xu_mod50_multiplication"}
 
 
 def _inputs(task, drawn, b) -> tuple[str, ...]:
@@ -205,8 +206,8 @@ def test_the_sampler_is_checked_and_keyed():
     with pytest.raises(ValidationError, match="sampler 'numpy' is not one of python, device, vectorised"):
         TrainConfig(sampler="numpy")
     config = TrainConfig(sampler="device")
-    with pytest.raises(ValidationError, match="'xu_addition' has no vectorised sampler"):
-        SeedGroup(registry.get("xu_addition"), Variant.parse("ape"), ModelConfig(1, 1, 8), config, seeds=(0,))
+    with pytest.raises(ValidationError, match="'copy_every_kth_k2' has no vectorised sampler"):
+        SeedGroup(registry.get("copy_every_kth_k2"), Variant.parse("ape"), ModelConfig(1, 1, 8), config, seeds=(0,))
     with pytest.raises(ValidationError, match="replaced by 'device'"):
         SeedGroup(registry.get("sort"), Variant.parse("ape"), ModelConfig(1, 1, 8),
                   dataclasses.replace(config, sampler="vectorised"), seeds=(0,))

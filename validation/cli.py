@@ -358,6 +358,27 @@ def cmd_arithmetic(args, out, err) -> int:
     return 0
 
 
+def cmd_store(args, out, err) -> int:
+    """``crasp store export|import``: a store's runs to a records file and back."""
+    from validation.config import ValidationError
+    from validation.runs.records import export, import_records
+    from validation.runs.store import Store, has_store
+
+    if args.action == "export":
+        if not has_store(args.store):
+            raise ValidationError(f"{args.store}: no run store here (give --store)")
+        store = Store(args.store)
+        done = export(store, args.file, tasks=args.tasks, preset=args.preset, weights=args.weights)
+        print(f"wrote {done.path}: {done.runs} runs ({done.weights} with their weights), {done.size:,} bytes",
+              file=out)
+    else:
+        store = Store(args.store)
+        print(import_records(store, args.file).line(), file=out)
+    for problem in store.problems:
+        print(f"crasp: warning: damaged run {problem.key}: {problem.what} (left out)", file=err)
+    return 0
+
+
 def cmd_demo(args, out, err) -> int:
     from pathlib import Path
 
@@ -479,6 +500,24 @@ def add_commands(commands) -> None:
                                    "processes given different runs can share one GPU")
     _executor_flags(arithmetic_p)
     arithmetic_p.set_defaults(handler=cmd_arithmetic)
+
+    store_p = commands.add_parser(
+        "store", help="export a store's runs to a records file, or import one",
+        description="Pool runs trained on different machines: export writes the chosen runs' records (spec, seeds, "
+        "evaluations, timings, where they trained; weights only with --weights) to one small SQLite file; import "
+        "merges such a file into a store, idempotently, refusing a record whose run the store holds with other "
+        "results (nothing is imported then).")
+    actions = store_p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    export_p = actions.add_parser("export", help="write the records of a store's runs to FILE")
+    export_p.add_argument("file", metavar="FILE", help="the records file to write (replaced if it exists)")
+    export_p.add_argument("--tasks", nargs="+", metavar="TASK", help="only these tasks' runs")
+    export_p.add_argument("--preset", help="only runs of this preset")
+    export_p.add_argument("--weights", action="store_true", help="carry each run's weights too (larger)")
+    export_p.add_argument("--store", default=DEFAULT_STORE, help=f"run store folder (default {DEFAULT_STORE})")
+    import_p = actions.add_parser("import", help="merge the records of FILE into a store")
+    import_p.add_argument("file", metavar="FILE", help="a records file written by crasp store export")
+    import_p.add_argument("--store", default=DEFAULT_STORE, help=f"run store folder (default {DEFAULT_STORE})")
+    store_p.set_defaults(handler=cmd_store)
 
     report_p = commands.add_parser(
         "report", help="prediction vs observed vs published accuracy, with plots",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import itertools
 
-from .. import anchors, arithmetic_programs
+from .. import anchors, arithmetic_programs, vectorised
 from ..types import Anchor, Format, Labels, Task
 from .common import DIGITS, d_n_pair, digit_count
 
@@ -142,6 +142,8 @@ def xu_task(op: str, modulus: int | None = None) -> Task:
         symbols=(*DIGITS, op, "="),
         outputs=(*DIGITS, ";"),
         sample_input=lambda n, rng: operands_x(*d_n_pair(n, rng), op),
+        sample_batch=functools.partial(vectorised.xu_operation, multiply=op == "*", modulus=modulus, width=WIDTH,
+                                       out_width=OUT_WIDTH),
         answer=_xu_answer(modulus),
         valid=_xu_valid(op, modulus),
         train_range=(train, train),

@@ -175,8 +175,8 @@ def cannot_draw(task: Task, epochs: bool) -> str | None:
     more than offsets by a :class:`~tasks.types.UniformOffset`.
 
     >>> from tasks import registry
-    >>> cannot_draw(registry.get("sort"), epochs=False) is None, cannot_draw(registry.get("xu_addition"), epochs=False)
-    (True, "task 'xu_addition' has no vectorised sampler of training batches")
+    >>> cannot_draw(registry.get("sort"), epochs=False), cannot_draw(registry.get("copy_every_kth_k2"), epochs=False)
+    (None, "task 'copy_every_kth_k2' has no vectorised sampler of training batches")
     """
     if not isinstance(task.train_offset, UniformOffset):
         return f"task {task.name!r} draws its training offsets by a Python function"

@@ -154,6 +154,8 @@ class StoredRun:
     trained_on: dict = field(default_factory=dict, compare=False)
     """Where it trained: ``device``, ``device_name``, ``step`` (how its steps were taken) and
     ``torch``; empty for runs recorded before stores kept it."""
+    checkpoint_sha256: str = field(default="", compare=False)
+    """The digest of the checkpoint file ("" where the store holds no weights)."""
 
     @property
     def has_weights(self) -> bool:
@@ -526,7 +528,8 @@ class Store:
             spec_from_json(json.loads(fields["spec"])), accuracy, int(fields["steps"]), float(fields["wall_time"]),
             bool(fields["stopped_early"]),
             tuple((int(s), tuple(float(a) for a in acc)) for s, acc in json.loads(fields["history"])),
-            fields["checkpoint"], str(fields["finished_at"]), json.loads(fields.get("trained_on") or "{}"))
+            fields["checkpoint"], str(fields["finished_at"]), json.loads(fields.get("trained_on") or "{}"),
+            str(fields["checkpoint_sha256"]))
 
     # ------------------------------------------------------------ groups in progress
 

@@ -40,12 +40,19 @@ def time_steps(group, steps: int) -> float:
     return time.perf_counter() - start
 
 
-def streamed_group(plan, variant, device: str, seeds: int = 1):
-    """A :class:`validation.training.group.SeedGroup` of ``seeds`` seeds of ``plan``'s model and batches, its data drawn
-    as a stream rather than from a fixed training set (the set's size does not change a step's cost,
-    and building 500,000 examples would dominate the timing)."""
+TIMED_SET = 4_096
+"""Examples in the fixed training set of a timed group whose plan trains epochs over one (the set's
+size does not change a step's cost, and building 500,000 examples would dominate the timing)."""
+
+
+def streamed_group(plan, variant, device: str, seeds: int = 1, step: str | None = None):
+    """A :class:`validation.training.group.SeedGroup` of ``seeds`` seeds of ``plan``'s model, batches
+    and sampler, stepping as ``step`` says (None: the default on ``device``), for as many steps as a
+    timing takes: a plan over a fixed training set gets one of :data:`TIMED_SET` examples."""
     from validation.training.group import SeedGroup
 
-    config = dataclasses.replace(plan.train, epochs=None, train_size=None, steps=10**6, eval_every=10**6,
-                                 test_size=1)
-    return SeedGroup(plan.task, variant, plan.model, config, seeds=tuple(range(seeds)), device=device)
+    train = plan.train
+    if train.epochs:
+        train = dataclasses.replace(train, train_size=min(train.train_size or TIMED_SET, TIMED_SET), epochs=10**6)
+    config = dataclasses.replace(train, steps=10**6, eval_every=10**6, test_size=1)
+    return SeedGroup(plan.task, variant, plan.model, config, seeds=tuple(range(seeds)), device=device, step=step)

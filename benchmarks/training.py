@@ -8,9 +8,9 @@ The speed-up is (S x seed-steps of the group per second) / (steps of one seed pe
     python benchmarks/training.py --device cuda    # GPU, writes benchmarks/results/training-cuda.json
 
 ``--compare`` times instead the host-side work of a step before and after it was made faster
-(fused per-seed clipping, numpy collation; ``--compile``: also the torch.compile'd step) for
-``--models`` x ``--seeds`` on ``--task``. "Before" runs the same group with the reference paths
-kept beside the fast ones (:func:`validation.training.step.clip_per_seed_reference`,
+(fused per-seed clipping, numpy collation; ``--compile``: also the compiled step, ``--step
+compiled``) for ``--models`` x ``--seeds`` on ``--task``. "Before" runs the same group with the
+reference paths kept beside the fast ones (:func:`validation.training.step.clip_per_seed_reference`,
 :meth:`validation.data.encoding.Encoding._collate_reference`), and the timings of the variants alternate
 within each repeat, so a busy machine slows them alike; it prints the table of
 docs/performance.md and writes ``benchmarks/results/training-compare-<device>.json``.
@@ -18,10 +18,10 @@ docs/performance.md and writes ``benchmarks/results/training-compare-<device>.js
     python benchmarks/training.py --compare --models 6l6h384d,12l12h768d --seeds 1,5 --steps 5
 
 ``--host`` times the host's part of a step instead, before and after: drawing the batch, collating
-it (or drawing and framing it with the task's vectorised sampler), and the host floor, a step of a
+it (or drawing and framing it on the device, ``--sampler device``), and the host floor, a step of a
 model with the same layers and heads, 2 wide per head, on one single-token example per seed (the
 operators of the full model, with negligible arithmetic), eager before and after and compiled
-(:mod:`validation.training.compiled`); it writes ``benchmarks/results/training-host-<device>.json``.
+(``--step compiled``); it writes ``benchmarks/results/training-host-<device>.json``.
 
     python benchmarks/training.py --host --models 6l6h384d,12l12h768d --seeds 1,5 --steps 20 --repeats 5
 """
@@ -46,11 +46,10 @@ sys.path.insert(0, str(ROOT))
 
 from tasks import registry  # noqa: E402
 from validation.config import ModelConfig, TrainConfig, Variant  # noqa: E402
-from validation.data.encoding import Batch, Encoding  # noqa: E402
-from validation.data.streams import VectorisedStream  # noqa: E402
-from validation.training.group import COMPILED_GRAPHS, SeedGroup  # noqa: E402
+from validation.data.encoding import Encoding  # noqa: E402
+from validation.data.feed import Feed  # noqa: E402
+from validation.training.group import SeedGroup  # noqa: E402
 from validation.training.step import clip_per_seed_reference  # noqa: E402
-from validation.training.compiled import WholeStep  # noqa: E402
 
 from steps import steps_per_second, time_steps, timing_arguments  # noqa: E402  (beside this script)
 from timing import median_time  # noqa: E402
@@ -67,47 +66,45 @@ def _steps_per_second(task, model, seeds, device, steps, warmup, repeats) -> flo
 
 @contextlib.contextmanager
 def reference_paths(group):
-    """Steps as they ran before the host-side work was made faster: per-tensor clipping,
-    per-example collation, and on the CPU torch's default AdamW, a Python loop over the tensors
-    (the same numbers, bit for bit, on the CPU)."""
-    saved = SeedGroup._clip_per_seed, Encoding.collate
-    SeedGroup._clip_per_seed = lambda self, max_norm: clip_per_seed_reference(
-        [p.grad for p in self.params.values() if p.grad is not None], max_norm)
+    """Steps as they ran before the host-side work was made faster: per-tensor clipping and
+    per-example collation (the same numbers, bit for bit, on the CPU)."""
+    import validation.training.step as step
+
+    saved = step.clip_per_seed, Encoding.collate
+    step.clip_per_seed = lambda grads, max_norm: clip_per_seed_reference(grads, max_norm)
     Encoding.collate = Encoding._collate_reference
-    loops = group.device.type != "cuda"
-    if loops:
-        for param_group in group.optimizer.param_groups:
-            param_group["foreach"] = False
     try:
         yield
     finally:
-        SeedGroup._clip_per_seed, Encoding.collate = saved
-        if loops:
-            for param_group in group.optimizer.param_groups:
-                param_group["foreach"] = True
+        step.clip_per_seed, Encoding.collate = saved
+
+
+def _group(task, model: ModelConfig, seeds: int, args, step: str):
+    config = TrainConfig(steps=10**6, eval_every=10**6, test_size=1, batch_size=args.batch_size)
+    return SeedGroup(task, Variant.parse("ape"), model, config, seeds=tuple(range(seeds)), device=args.device,
+                     step=step)
 
 
 def compare(args) -> None:
     """Steps per second before and after (and compiled), alternating within each repeat."""
     records, rows = [], []
+    task = registry.get(args.task)
     for model in args.models.split(","):
         for seeds in map(int, args.seeds.split(",")):
-            config = TrainConfig(steps=10**6, eval_every=10**6, test_size=1, batch_size=args.batch_size)
-            group = SeedGroup(registry.get(args.task), Variant.parse("ape"), ModelConfig.parse(model), config,
-                              seeds=tuple(range(seeds)), device=args.device, compile_step=False)
-            variants = {"before": (reference_paths, None, args.warmup),
-                        "after": (contextlib.nullcontext, None, args.warmup)}
+            groups = {"before": (reference_paths, _group(task, ModelConfig.parse(model), seeds, args, "eager"),
+                                 args.warmup),
+                      "after": (contextlib.nullcontext, _group(task, ModelConfig.parse(model), seeds, args, "eager"),
+                                args.warmup)}
             if args.compile:
-                variants["compiled"] = (contextlib.nullcontext, WholeStep(group, "default", COMPILED_GRAPHS),
-                                        args.compile_warmup)
-            times: dict[str, list[float]] = {name: [] for name in variants}
-            for name, (paths, whole, warmup) in variants.items():
-                group._whole_step = whole
+                groups["compiled"] = (contextlib.nullcontext,
+                                      _group(task, ModelConfig.parse(model), seeds, args, "compiled"),
+                                      args.compile_warmup)
+            times: dict[str, list[float]] = {name: [] for name in groups}
+            for name, (paths, group, warmup) in groups.items():
                 with paths(group):
                     time_steps(group, warmup)
             for _ in range(args.repeats):
-                for name, (paths, whole, _) in variants.items():
-                    group._whole_step = whole
+                for name, (paths, group, _) in groups.items():
                     with paths(group):
                         times[name].append(time_steps(group, args.steps))
             rate = {name: args.steps / statistics.median(t) for name, t in times.items()}
@@ -120,7 +117,7 @@ def compare(args) -> None:
                 row += [_rate(rate["compiled"]), f"{rate['compiled'] / rate['before']:.2f}x"]
             rows.append(row)
             print(row, flush=True)
-            del group
+            del groups
     headers = ["model", "seeds", "before: steps/s", "after: steps/s", "after/before"]
     if args.compile:
         headers += ["compiled: steps/s", "compiled/before"]
@@ -140,59 +137,56 @@ def host(args) -> None:
         full = ModelConfig.parse(model)
         thin = ModelConfig(full.n_layer, full.n_head, 2 * full.n_head)
         for seeds in map(int, args.seeds.split(",")):
-            config = TrainConfig(steps=10**6, eval_every=10**6, test_size=1, batch_size=args.batch_size)
-            group = SeedGroup(task, Variant.parse("ape"), thin, config, seeds=tuple(range(seeds)),
-                              device=args.device, compile_step=False)
-            draw = _median_ms(lambda: [stream.next(args.batch_size) for stream in group.streams], args.repeats * 5)
-            examples = [e for stream in group.streams for e in stream.next(args.batch_size)]
-            collate = {"before": _median_ms(lambda: group.encoding._collate_reference(examples), args.repeats * 5),
-                       "after": _median_ms(lambda: group.encoding.collate(examples), args.repeats * 5)}
+            probe = _group(task, thin, seeds, args, "eager")
+            streams = probe.feed.streams
+            draw = _median_ms(lambda: [stream.next(args.batch_size) for stream in streams], args.repeats * 5)
+            examples = [e for stream in streams for e in stream.next(args.batch_size)]
+            collate = {"before": _median_ms(lambda: probe.encoding._collate_reference(examples), args.repeats * 5),
+                       "after": _median_ms(lambda: probe.encoding.collate(examples), args.repeats * 5)}
             drawn = None
-            if task.sample_batch is not None:  # drawn and framed a batch at a time
-                streams = [VectorisedStream(task, seed) for seed in range(seeds)]
-                drawn = _median_ms(lambda: group.encoding.batch_of([s.next(args.batch_size) for s in streams]),
-                                   args.repeats * 5)
-            one = group.encoding.collate([task.example(task.sample_input(task.min_length or 1, np.random.default_rng(0)))]
-                                         * seeds)
-            batch = Batch(*(t.reshape(seeds, 1, *t.shape[1:]).to(group.device)
-                            for t in (one.ids, one.positions, one.targets, one.mask)))
-            group._train_batch = lambda: batch
-            group.train_step()  # AdamW's moments exist from here on
-            variants = {"before": (reference_paths, None), "after": (contextlib.nullcontext, None),
-                        "compiled": (contextlib.nullcontext, WholeStep(group, "default", COMPILED_GRAPHS))}
-            floor: dict[str, list[float]] = {name: [] for name in variants}
-            for name, (paths, whole) in variants.items():
-                group._whole_step = whole
+            if task.sample_batch is not None:  # drawn and framed on the device, a chunk of steps at a time
+                device_feed = Feed(task, probe.encoding, list(range(seeds)),
+                                   TrainConfig(batch_size=args.batch_size, sampler="device"), args.device)
+                drawn = _median_ms(device_feed.next, args.repeats * 50)
+            one = probe.encoding.collate([task.example(task.sample_input(task.min_length or 1,
+                                                                         np.random.default_rng(0)))] * seeds)
+            batch = one.map(lambda t: t.reshape(seeds, 1, *t.shape[1:]).to(probe.device))
+            groups = {"before": (reference_paths, _group(task, thin, seeds, args, "eager")),
+                      "after": (contextlib.nullcontext, _group(task, thin, seeds, args, "eager")),
+                      "compiled": (contextlib.nullcontext, _group(task, thin, seeds, args, "compiled"))}
+            for _, group in groups.values():
+                group.feed.next = lambda: batch
+            floor: dict[str, list[float]] = {name: [] for name in groups}
+            for name, (paths, group) in groups.items():
                 with paths(group):
-                    time_steps(group, args.compile_warmup if whole else args.warmup)
+                    time_steps(group, args.compile_warmup if name == "compiled" else args.warmup)
             for _ in range(args.repeats):
-                for name, (paths, whole) in variants.items():
-                    group._whole_step = whole
+                for name, (paths, group) in groups.items():
                     with paths(group):
                         floor[name].append(1e3 * time_steps(group, args.steps) / args.steps)
             floor_ms = {name: statistics.median(t) for name, t in floor.items()}
             total = {name: draw + collate["before" if name == "before" else "after"] + floor_ms[name]
-                     for name in variants}
+                     for name in groups}
             if drawn is not None:
-                total["compiled, vectorised"] = drawn + floor_ms["compiled"]
+                total["compiled, device"] = drawn + floor_ms["compiled"]
             record = {"task": args.task, "model": model, "floor_model": thin.label, "seeds": seeds,
-                      "draw_ms": draw, "collate_ms": collate, "vectorised_batch_ms": drawn, "floor_ms": floor_ms,
+                      "draw_ms": draw, "collate_ms": collate, "device_batch_ms": drawn, "floor_ms": floor_ms,
                       "floor_timings_ms": floor, "host_ms": total,
                       "ratio": {name: value / total["before"] for name, value in total.items()}}
             records.append(record)
             rows.append([model, seeds, f"{draw:.2f} / {collate['before']:.2f} / {collate['after']:.2f}",
                          "-" if drawn is None else f"{drawn:.2f}",
-                         " / ".join(f"{floor_ms[n]:.2f}" for n in variants),
+                         " / ".join(f"{floor_ms[n]:.2f}" for n in groups),
                          " / ".join(f"{value:.1f}" for value in total.values()),
                          " / ".join(f"{value / total['before']:.2f}x" for name, value in total.items()
                                     if name != "before")])
             print(rows[-1], flush=True)
-            del group
+            del groups
     print()
-    print(tabulate(rows, headers=["model", "seeds", "draw / collate before / after, ms", "vectorised batch, ms",
+    print(tabulate(rows, headers=["model", "seeds", "draw / collate before / after, ms", "device batch, ms",
                                   "floor ms: before / after / compiled",
-                                  "host ms: before / after / compiled / compiled, vectorised",
-                                  "ratio to before: after / compiled / compiled, vectorised"],
+                                  "host ms: before / after / compiled / compiled, device",
+                                  "ratio to before: after / compiled / compiled, device"],
                    tablefmt="github", disable_numparse=True))
     _write(args, f"training-host-{args.device.split(':')[0]}.json", records, merge=True)
 
@@ -234,7 +228,7 @@ def main() -> None:
     parser.add_argument("--models", default="6l6h384d,12l12h768d", help="--compare: model labels (comma-separated)")
     parser.add_argument("--seeds", default="1,5", help="--compare: group sizes (comma-separated)")
     parser.add_argument("--batch-size", type=int, default=64, help="--compare: examples per seed and step")
-    parser.add_argument("--compile", action="store_true", help="--compare: also time the torch.compile'd step")
+    parser.add_argument("--compile", action="store_true", help="--compare: also time the compiled step")
     parser.add_argument("--host", action="store_true",
                         help="time the host's part of a step (draw, collate, operator dispatch) before and after")
     parser.add_argument("--compile-warmup", type=int, default=8,

@@ -507,7 +507,9 @@ def add_commands(commands) -> None:
         "evaluations, timings, where they trained; weights only with --weights) to one small SQLite file; import "
         "merges such a file into a store, idempotently, refusing a record whose run the store holds with other "
         "results (nothing is imported then).")
-    actions = store_p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions = store_p.add_subparsers(dest="action", required=True, metavar="ACTION",
+                                     help="export (a store's runs to a records file) or import (a records file into "
+                                          "a store)")
     export_p = actions.add_parser("export", help="write the records of a store's runs to FILE")
     export_p.add_argument("file", metavar="FILE", help="the records file to write (replaced if it exists)")
     export_p.add_argument("--tasks", nargs="+", metavar="TASK", help="only these tasks' runs")

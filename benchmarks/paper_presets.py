@@ -72,7 +72,8 @@ def algorithmic(args) -> tuple[list[dict], dict]:
     of stepping timed; and, with ``--side-by-side``, the small models' groups timed together."""
     preset, records = PRESETS["paper"], list[dict[str, Any]]()
     steppings = args.steppings.split(",")
-    for task in (t for t in registry.all_tasks() if t.family == "algorithmic" and _published(t)):
+    for task in (t for t in registry.all_tasks() if t.family == "algorithmic" and _published(t)
+                 and (not args.tasks or t.name in args.tasks.split(","))):
         for variant in ("ape", "nope"):
             kind = Variant.parse(variant)
             plan = _planned(task, kind, args)
@@ -224,6 +225,7 @@ def main() -> None:
     parser.add_argument("--precision", choices=["tf32", "fp32", "bf16"], help="instead of the preset's precision")
     parser.add_argument("--side-by-side", type=int, default=0, metavar="N",
                         help="also time the small models' groups N at a time (algorithmic)")
+    parser.add_argument("--tasks", help="algorithmic: only these tasks (comma-separated)")
     parser.add_argument("--out", help="the results file's name (default: from the experiments and the device)")
     args = parser.parse_args()
     names = args.experiments.split(",")

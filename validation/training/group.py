@@ -138,7 +138,7 @@ class SeedGroup:
             self.base = self._model().to("meta")  # the stacked weights' shapes, to call functionally
         self.frozen = {name for name, p in models[0].named_parameters() if not p.requires_grad}
         params, _ = stack_module_state(models)
-        self.params = {name: p.detach().to(self.device) for name, p in params.items()}
+        self.params = self._leaves({name: p.detach() for name, p in params.items()})
         # the data
         self.stepping = stepping(step, self.device)
         quantum = WIDTH_QUANTUM if self.stepping != "eager" and not model.encoder else None
@@ -169,6 +169,11 @@ class SeedGroup:
         if initial is not None:
             overwrite(model, initial[seed])
         return model
+
+    def _leaves(self, tensors: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """The stacked parameters on the device, the trained ones leaves that require gradients
+        (frozen ones, ABC's bias tables, do not)."""
+        return {n: t.to(self.device).detach().requires_grad_(n not in self.frozen) for n, t in tensors.items()}
 
     def _objective(self) -> Objective:
         trained = tuple(name for name in self.params if name not in self.frozen)
@@ -295,8 +300,7 @@ class SeedGroup:
     def keep_only(self, keep: list[int]) -> None:
         """Drop the seeds not in ``keep`` from the parameters, the optimizer and the streams."""
         index = torch.tensor(keep, device=self.device)
-        for name, p in list(self.params.items()):
-            self.params[name] = p[index].clone()  # the same dict: the step holds it
+        self.params.update(self._leaves({name: p.detach()[index] for name, p in self.params.items()}))  # the step holds this dict
         self.seeds = [self.seeds[s] for s in keep]
         self.feed.keep(keep)
         self.history = [self.history[s] for s in keep]
@@ -337,8 +341,9 @@ class SeedGroup:
             positions = [self.seeds.index(s) for s in state["seeds"]]
             if len(positions) < len(self.seeds):
                 self.keep_only(positions)
-            for name in self.params:
-                self.params[name].copy_(state["params"][name].to(self.device))
+            with torch.no_grad():
+                for name in self.params:
+                    self.params[name].copy_(state["params"][name].to(self.device))
             self.steps.optimizer.load_state_dict(state["optimizer"])
             self.feed.restore(state["streams"])
             self.step, self.elapsed = int(state["step"]), float(state["elapsed"])

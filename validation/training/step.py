@@ -106,19 +106,28 @@ class Objective:
 
 
 def descend(objective: Objective, params: dict[str, torch.Tensor], optimizer: SeedAdamW, lr, noise,
-            ids: torch.Tensor, positions: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+            ids: torch.Tensor, positions: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor, *,
+            functional: bool = False) -> torch.Tensor:
     """One optimizer step of every seed at learning rate ``lr``: the seeds' losses and their
-    gradients (``torch.func.grad``), each seed's gradients clipped to its own norm, then AdamW;
-    ``params`` are updated in place. Returns the losses (before the step)."""
+    gradients, each seed's gradients clipped to its own norm, then AdamW; ``params`` (the trained
+    ones leaves that require gradients) are updated in place. Returns the losses (before the step).
+
+    The gradients come from autograd, or with ``functional`` from ``torch.func.grad``, which
+    ``torch.compile`` traces whole (autograd breaks its graph) but which costs a sixth more host
+    time a step on a small model (one more layer of dispatch under the seeds' vmap)."""
     names = objective.trained
-    fixed = {n: t for n, t in params.items() if n not in names}
-
-    def total(trained):
-        losses = objective.losses({**dict(zip(names, trained)), **fixed}, ids, positions, targets, mask, noise)
-        return losses.sum(), losses
-
     trained = [params[n] for n in names]
-    grads, losses = grad(total, has_aux=True)(trained)
+    if functional:
+        fixed = {n: t for n, t in params.items() if n not in names}
+
+        def total(tensors):
+            losses = objective.losses({**dict(zip(names, tensors)), **fixed}, ids, positions, targets, mask, noise)
+            return losses.sum(), losses
+
+        grads, losses = grad(total, has_aux=True)(trained)
+    else:
+        losses = objective.losses(params, ids, positions, targets, mask, noise)
+        grads = list(torch.autograd.grad(losses.sum(), trained))
     if objective.grad_clip:
         clip_per_seed(grads, objective.grad_clip)
     optimizer.update(trained, grads, lr)
@@ -175,6 +184,7 @@ class CapturedStep:
         self.inputs: dict[tuple, tuple[torch.Tensor, ...]] = {}
         self.warm: dict[tuple, int] = {}
         self.pool: Any = None  # the graphs' shared memory pool, made at the first capture
+        self.functional = compiled  # torch.compile traces torch.func.grad whole
         self.function = torch.compile(self._function, dynamic=False) if compiled else self._function
         self.name = ("compiled" if compiled else "captured") + ("" if graphs else " (no graph)")
         self.reason = (f"{'torch.compile, then ' if compiled else ''}"
@@ -189,7 +199,8 @@ class CapturedStep:
         noise = None
         if self.keys is not None:
             noise = torch.stack([self.keys, self.counter.expand(len(self.keys))], dim=1)
-        losses = descend(self.objective, self.params, self.optimizer, lr, noise, ids, positions, targets, mask)
+        losses = descend(self.objective, self.params, self.optimizer, lr, noise, ids, positions, targets, mask,
+                         functional=self.functional)
         self.counter.add_(1)
         self.losses.copy_(losses)
 

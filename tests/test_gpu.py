@@ -117,3 +117,60 @@ def test_the_compile_command_verifies_on_the_gpu(capsys):
     status = main(["compile", "dyck1", "--device", "cuda", "--verify-length", "500", "--count", "3"])
     out = capsys.readouterr().out
     assert status == 0 and "verification: " in out
+
+
+@pytest.mark.parametrize("task, variant, model", [
+    ("bin_majority", "ape", ModelConfig(1, 1, 16)),                              # the smallest paper model
+    ("xu_addition", "rpe", ModelConfig(2, 2, 32)),                               # relative positions as a mask
+    ("sabbaghi_addition", "rpe", ModelConfig(2, 2, 32, encoder=True, dropout=0.1)),  # an encoder, keyed dropout
+    ("duan_addition", "abs", ModelConfig(2, 2, 32)),                             # the encoder-decoder's biases
+], ids=["bin_majority", "xu-rpe", "sabbaghi-dropout", "duan-abs"])
+def test_the_captured_step_replays_cuda_graphs_that_follow_the_eager_step(task, variant, model):
+    """On a GPU the captured step warms up, captures a graph per width and replays it: the losses
+    and weights follow the eager step's to float tolerance, and no capture fails."""
+    from validation.training.step import CapturedStep
+
+    config = TrainConfig(lr=1e-3, steps=100, warmup=2, eval_every=100, test_size=8, precision="fp32")
+    groups = {step: SeedGroup(registry.get(task), Variant.parse(variant), model, config, seeds=(0, 1),
+                              device="cuda", step=step) for step in ("eager", "captured")}
+    losses = {step: torch.stack([group.train_step().clone() for _ in range(12)]).cpu()
+              for step, group in groups.items()}
+    captured = groups["captured"].steps
+    assert isinstance(captured, CapturedStep) and captured.graphs and not captured.failure, captured.failure
+    torch.testing.assert_close(losses["captured"], losses["eager"], rtol=1e-3, atol=1e-4)
+    for name, p in groups["eager"].params.items():
+        torch.testing.assert_close(groups["captured"].params[name], p, rtol=1e-3, atol=1e-4)
+
+
+def test_device_drawn_examples_are_the_cpu_s_bit_for_bit():
+    """Counter-based numbers: example k of a seed's stream is the same on the GPU as on the CPU."""
+    from validation.data.device import SampledStream
+    from validation.data.encoding import Encoding
+
+    for name in ("majority", "addition", "duan_addition", "xu_mod101_multiplication"):
+        task = registry.get(name)
+        on = {device: SampledStream(task, Encoding.of(task), 3, device).draw(100, 256) for device in ("cpu", "cuda")}
+        for field in ("ids", "positions", "targets", "mask"):
+            assert torch.equal(getattr(on["cuda"], field).cpu(), getattr(on["cpu"], field)), (name, field)
+
+
+def test_groups_side_by_side_on_one_gpu_store_what_they_store_one_after_another(tmp_path):
+    from validation.config import TrainConfig as Train
+    from validation.runs import protocol
+    from validation.runs.executors import Sequential, Settings, SideBySide, plan_jobs
+    from validation.runs.store import Store
+
+    tiny = protocol.Preset("tiny", "tests", lambda task, variant: protocol.Plan(
+        task, ModelConfig(1, 1, 16), Train(steps=40, batch_size=8, eval_every=20, test_size=8, precision="fp32")),
+        seeds=2, count_threshold=0.0)
+    jobs = plan_jobs([("bin_majority", "ape"), ("parity", "ape"), ("sort", "nope")], tiny)
+    Sequential().run(jobs, Settings(str(tmp_path / "one"), tiny, device="cuda"))
+    together = SideBySide(3).run(jobs, Settings(str(tmp_path / "side"), tiny, device="cuda"))
+    assert together.done == 3 and not together.failed
+
+    def runs(root):
+        return sorted((r.spec.key, r.steps, r.accuracy) for r in Store(root).runs())
+
+    side, one = runs(tmp_path / "side"), runs(tmp_path / "one")
+    assert [run[:2] for run in side] == [run[:2] for run in one]  # a GPU's sums may round otherwise: close, not equal
+    assert all(abs(a - b) <= 0.1 for s, o in zip(side, one) for a, b in zip(s[2], o[2]))

@@ -379,7 +379,8 @@ PRESETS: dict[str, Preset] = {
                          "tasks small models cannot learn at them) lengths scaled down, 400 test examples per "
                          "bin, 5 counted seeds for the algorithmic tasks (enough for a t interval and a "
                          "Mann-Whitney test across seeds) and 2 for the others (a seed counts when it learned "
-                         "the training bin, accuracy >= 0.9; at most twice as many tried)", _cpu_plan, seeds=2,
+                         "the training bin, accuracy >= 0.9; at most twice as many tried); training examples drawn by "
+                         "the Python samplers, TF32 products on a GPU (float32 on a CPU)", _cpu_plan, seeds=2,
                   count_threshold=LEARNED, max_attempts=2, family_seeds=(("algorithmic", 5),)),
 }
 

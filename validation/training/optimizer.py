@@ -68,11 +68,14 @@ class SeedAdamW:
     def update(self, params: Sequence[torch.Tensor], grads: Sequence[torch.Tensor], lr: float | torch.Tensor) -> None:
         beta1, beta2 = BETAS
         with torch.no_grad():
-            if self.on_device:
-                self._update_on_device(params, grads, lr, beta1, beta2)
-                return
-            self.steps = int(self.steps) + 1
-            bias1, bias2 = 1 - beta1 ** self.steps, 1 - beta2 ** self.steps
+            if self.on_device:  # the count and the bias corrections stay on the device
+                assert isinstance(self.steps, torch.Tensor)
+                self.steps.add_(1)
+                bias1: float | torch.Tensor = 1 - torch.pow(beta1, self.steps)
+                root_bias2: float | torch.Tensor = (1 - torch.pow(beta2, self.steps)).sqrt()
+            else:
+                self.steps = int(self.steps) + 1
+                bias1, root_bias2 = 1 - beta1 ** self.steps, (1 - beta2 ** self.steps) ** 0.5
             for decay, chosen in self.groups:  # torch's order: one parameter group after the other
                 if not chosen:
                     continue
@@ -84,31 +87,14 @@ class SeedAdamW:
                 torch._foreach_mul_(v, beta2)
                 torch._foreach_addcmul_(v, g, g, 1 - beta2)
                 denominator = torch._foreach_sqrt(v)
-                torch._foreach_div_(denominator, bias2 ** 0.5)
+                torch._foreach_div_(denominator, root_bias2)
                 torch._foreach_add_(denominator, EPS)
-                torch._foreach_addcdiv_(p, m, denominator, -lr / bias1)
-
-    def _update_on_device(self, params, grads, lr, beta1: float, beta2: float) -> None:
-        assert isinstance(self.steps, torch.Tensor)
-        self.steps.add_(1)
-        bias1 = 1 - torch.pow(beta1, self.steps)
-        root_bias2 = (1 - torch.pow(beta2, self.steps)).sqrt()
-        for decay, chosen in self.groups:
-            if not chosen:
-                continue
-            p, g = [params[k] for k in chosen], [grads[k] for k in chosen]
-            m, v = [self.exp_avg[k] for k in chosen], [self.exp_avg_sq[k] for k in chosen]
-            if decay:
-                torch._foreach_mul_(p, 1 - lr * decay)
-            torch._foreach_lerp_(m, g, 1 - beta1)
-            torch._foreach_mul_(v, beta2)
-            torch._foreach_addcmul_(v, g, g, 1 - beta2)
-            denominator = torch._foreach_sqrt(v)
-            torch._foreach_div_(denominator, root_bias2)
-            torch._foreach_add_(denominator, EPS)
-            steps = torch._foreach_div(m, denominator)
-            torch._foreach_mul_(steps, lr / bias1)
-            torch._foreach_sub_(p, steps)
+                if self.on_device:  # a tensor step size: the quotient, scaled, then subtracted
+                    moved = torch._foreach_div(m, denominator)
+                    torch._foreach_mul_(moved, lr / bias1)
+                    torch._foreach_sub_(p, moved)
+                else:
+                    torch._foreach_addcdiv_(p, m, denominator, -lr / bias1)
 
     def keep(self, index: torch.Tensor) -> None:
         """Keep only the seeds at ``index`` (the group dropped the others)."""

@@ -94,7 +94,7 @@ Losses = Callable[..., torch.Tensor]
 @dataclass(frozen=True)
 class Objective:
     """What a step descends: every seed's loss, the tensors it trains (by name, each marked
-    whether weight decay applies to it), the tensors it holds fixed, the seeds' dropout keys
+    whether weight decay applies to it; the others are held fixed), the seeds' dropout keys
     (None: no dropout), and the clipping norm (None: no clipping)."""
 
     losses: Losses
@@ -144,7 +144,6 @@ class EagerStep:
                  device: torch.device) -> None:
         self.objective, self.params, self.config, self.total, self.device = objective, params, config, total, device
         self.optimizer = SeedAdamW([params[n] for n in objective.trained], objective.decayed, objective.weight_decay)
-        self.reason = "eager: every operator issued from Python at every step"
 
     def __call__(self, batch: Batch, step: int) -> torch.Tensor:
         lr = learning_rate(self.config, step, self.total)
@@ -178,7 +177,7 @@ class CapturedStep:
         self.counter = torch.zeros((), dtype=torch.int64, device=device)
         """The next step's number: the graph reads its learning rate and dropout masks by it and moves it on."""
         self.keys = None if objective.dropout_keys is None else torch.tensor(objective.dropout_keys, device=device)
-        self.losses = torch.zeros(len(objective.dropout_keys or params[objective.trained[0]]), device=device)
+        self.losses = torch.zeros(params[objective.trained[0]].shape[0], device=device)  # one per seed
         self.graphs_wanted, self.failure = graphs, ""
         self.graphs: dict[tuple, object] = {}
         self.inputs: dict[tuple, tuple[torch.Tensor, ...]] = {}
@@ -187,8 +186,6 @@ class CapturedStep:
         self.functional = compiled  # torch.compile traces torch.func.grad whole
         self.function = torch.compile(self._function, dynamic=False) if compiled else self._function
         self.name = ("compiled" if compiled else "captured") + ("" if graphs else " (no graph)")
-        self.reason = (f"{'torch.compile, then ' if compiled else ''}"
-                       f"{'a CUDA graph per batch width' if graphs else 'static shapes, run eagerly'}")
 
     def start_at(self, step: int) -> None:
         """Continue at step ``step`` (a group resumed from a checkpoint)."""
@@ -238,7 +235,7 @@ class CapturedStep:
         warnings.warn(f"the training step could not be captured as a CUDA graph ({self.failure}); it goes on "
                       f"without graphs", RuntimeWarning, stacklevel=3)
         self.graphs.clear()
-        self.name, self.reason = f"{self.name} (no graph)", f"no CUDA graph: {self.failure}"
+        self.name = f"{self.name} (no graph)"
         self.function(*tensors)
         return self.losses
 

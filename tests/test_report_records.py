@@ -65,7 +65,7 @@ def test_a_report_regenerated_from_its_records_is_the_committed_one(report, tmp_
     out = tmp_path / "out"
     command = [part.format(out=out, store=store) for part in report.command]
     if command[0] == "validate":  # a run the records lack would be trained: stop at once instead
-        command += ["--time-limit", "0.001"]
+        command += ["--time-limit", "0.01"]
     assert main(command) == 0
     assert "stopped at the time limit" not in capsys.readouterr().err, "the records lack runs the report reads"
     for name in report.files:

@@ -36,6 +36,10 @@ CHUNK_ELEMENTS = 1 << 24
 """Token places a chunk of device-drawn steps may hold, over its seeds and examples (its four
 tensors then take at most about 400 MB)."""
 
+CHUNK_STEPS = 256
+"""Steps a chunk of device-drawn examples holds at most: the host reads the device once per chunk,
+a few times a second on a fast GPU."""
+
 
 def widths(batch: Batch) -> torch.Tensor:
     """Each example's count of tokens: a row's positions rise by one up to its last token and
@@ -126,7 +130,7 @@ class Feed:
         """Draw the next steps' examples of every seed at once, from example ``first`` of each stream."""
         size = self.config.batch_size
         longest = max(1, self.encoding.n_positions)
-        steps = max(1, min(CHUNK_ELEMENTS // (len(self.streams) * size * longest), 4096))
+        steps = max(1, min(CHUNK_ELEMENTS // (len(self.streams) * size * longest), CHUNK_STEPS))
         drawn = [stream.draw(first, steps * size) for stream in self.streams]  # type: ignore[union-attr]
         width = max(b.ids.shape[-1] for b in drawn)
         stacked = [padded(b, width, self.pad) for b in drawn]

@@ -1,5 +1,5 @@
 """Runs that travel: a store's finished runs written to one small SQLite file, and merged into
-another store, so that a lent GPU, a cluster and a laptop pool their runs.
+another store, so that a rented GPU, a cluster and a laptop pool their runs.
 
 A records file holds, per run, the store's own row (spec, accuracy per bin, steps, wall time,
 history, when it was recorded, with the row's digest) and where it trained (device, its name, how

@@ -1,26 +1,27 @@
 #!/usr/bin/env bash
-# What a session lent a GPU for about 15 minutes does first, in two calls of under 10 minutes each:
+# The checks a machine with a GPU runs first, in two parts of under 10 minutes each (a quarter of an
+# hour of a borrowed GPU goes a long way):
 #
-#   benchmarks/gpu_session.sh measure   # the GPU tests, then the paper presets timed eager and captured
-#   benchmarks/gpu_session.sh train     # the cpu preset's pairs a 2-core CPU cannot learn, then the
-#                                       # paper protocol's small models side by side, runs exported
+#   benchmarks/gpu_check.sh measure   # the GPU tests, then the paper presets timed eager and captured
+#   benchmarks/gpu_check.sh train     # the cpu preset's pairs a 2-core CPU cannot learn, then the
+#                                     # paper protocol's small models side by side, runs exported
 #
-# What it reports goes to $OUT (default gpu-session/), at most six files a stage: a log, the benchmarks'
+# What it reports goes to $OUT (default gpu-check/), at most six files a part: a log, the benchmarks'
 # JSON records (they name the GPU), records files of the runs (`crasp store import FILE` brings them
-# home) and the paper runs' report; the store itself stays in $STORE (default /tmp/gpu-session-runs).
-# Every training command runs under --time-limit, so a stage ends saved and exported within its budget;
-# the same stage run again resumes it. DEVICE=cpu runs the same stages on a CPU, with TINY=1 scaled down
+# home) and the paper runs' report; the store itself stays in $STORE (default /tmp/gpu-check-runs).
+# Every training command runs under --time-limit, so a part ends saved and exported within its budget;
+# the same part run again resumes it. DEVICE=cpu runs the same parts on a CPU, with TINY=1 scaled down
 # to a smoke test of the script itself.
 set -u
-stage=${1:?usage: gpu_session.sh measure|train}
-out=${OUT:-gpu-session}
+part=${1:?usage: gpu_check.sh measure|train}
+out=${OUT:-gpu-check}
 device=${DEVICE:-cuda}
 minutes=${MINUTES:-8}
-store=${STORE:-/tmp/gpu-session-runs}
+store=${STORE:-/tmp/gpu-check-runs}
 mkdir -p "$out"
 cd "$(dirname "$0")/.."
 
-part() { awk "BEGIN { print $minutes / $1 }"; }  # a share of the stage's minutes
+part() { awk "BEGIN { print $minutes / $1 }"; }  # a share of the part's minutes
 
 if [ "${TINY:-0}" = 1 ]; then
     timing=(--steps 2 --warmup 1 --repeats 1 --tasks bin_majority)
@@ -36,7 +37,7 @@ else
     tasks=(bin_majority majority sort unique_copy bin_majority_interleave repeat_copy)
 fi
 
-case "$stage" in
+case "$part" in
 measure)
     log="$out/measure.log"
     python -m pytest -q tests/test_gpu.py tests/test_training_step.py 2>&1 | tail -n 40 | tee "$log"
@@ -64,7 +65,7 @@ train)
     cp "$store/report-paper/report.md" "$out/report-paper.md" 2>/dev/null
     ;;
 *)
-    echo "usage: gpu_session.sh measure|train" >&2
+    echo "usage: gpu_check.sh measure|train" >&2
     exit 2
     ;;
 esac

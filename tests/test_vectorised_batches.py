@@ -220,3 +220,15 @@ def test_the_sampler_is_checked_and_keyed():
     plain = RunSpec("sort", "ape", ModelConfig(1, 1, 8), TrainConfig(), 0)
     assert "sampler" not in plain.to_json()["train"]  # every run stored before keeps its key
     assert dataclasses.replace(plain, train=config).key != plain.key
+
+
+def test_a_preset_draws_on_the_device_only_where_its_plan_allows_it_overrides_included():
+    from validation.config import Overrides
+    from validation.runs.protocol import PRESETS, overridden
+
+    paper = PRESETS["paper"]
+    assert paper.plan(registry.get("tomita_4"), Variant.parse("ape")).train.sampler == "device"  # a fixed set
+    on_the_fly = overridden(paper, Overrides.parse(["epochs=none"]))
+    assert on_the_fly.plan(registry.get("tomita_4"), Variant.parse("ape")).train.sampler == "python"  # no sampler
+    assert on_the_fly.plan(registry.get("sort"), Variant.parse("ape")).train.sampler == "device"
+    assert PRESETS["cpu"].plan(registry.get("sort"), Variant.parse("ape")).train.sampler == "python"

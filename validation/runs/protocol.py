@@ -395,6 +395,8 @@ class _Overridden:
     def __call__(self, task: Task, variant: Variant) -> Plan:
         plan = self.plan_of(task, variant)
         model, train = self.overrides.apply(plan.model, plan.train)
+        if train.sampler == "device" and cannot_draw(plan.task, epochs=bool(train.epochs)):
+            train = dataclasses.replace(train, sampler="python")  # the overrides took what drawing on the device needs
         note = f"{plan.note}; " if plan.note else ""
         return dataclasses.replace(plan, model=model, train=train, note=f"{note}overridden: {self.overrides.text()}")
 

@@ -47,6 +47,9 @@ class Drawn:
     answers: "torch.Tensor"
     answer_lengths: "torch.Tensor"
     measured: "torch.Tensor | None" = None
+    answer_start: int | None = None
+    """Aligned tasks only: the token position (``<bos>`` at 0) of the first output, the others
+    after it (the format's outputs sit under input positions; ``answers`` index the outputs)."""
 
 
 def _lengths(draws: "Draws", low: int, high: int) -> "torch.Tensor":
@@ -377,6 +380,73 @@ def xu_operation(draws: "Draws", low: int, high: int, *, multiply: bool, modulus
                  digits)
 
 
-__all__ = ["PAD", "Drawn", "xu_operation", "random_keys", "random_order", "binary_sums", "distinct_symbols", "duan_addition", "duan_parity", "duan_successor",
+# ---------------------------------------------------------------- Sabbaghi et al.'s aligned format
+
+
+def _left_padded(values: "torch.Tensor", width: int, pad: int) -> "torch.Tensor":
+    """Per row, ``values[b]``'s digits right-aligned in ``width`` places (most significant first,
+    no leading zeros, 0 as one digit), ``pad`` before them: ``tasks.arithmetic.common.left_padded``."""
+    import torch
+
+    place = torch.arange(width - 1, -1, -1, device=values.device)[None, :]  # the power of ten of each place
+    digits = (values[:, None] // 10 ** place.clamp(max=18)) % 10
+    shown = (values[:, None] >= 10 ** place.clamp(max=18)) | (place == 0)
+    return torch.where(shown, digits, pad)
+
+
+def _below_power(draws: "Draws", lane: int, digits: "torch.Tensor", width: int) -> "torch.Tensor":
+    """Per row, a number uniform in [0, 10^digits[b]) (its digits drawn one by one, as
+    ``tasks.arithmetic.common.below_power``)."""
+    import torch
+
+    place = torch.arange(width - 1, -1, -1, device=draws.device)[None, :]
+    free = draws.integers(lane, 0, 9, width=width) * (place < digits[:, None])
+    return (free * 10 ** place.clamp(max=18)).sum(dim=1)
+
+
+def sabbaghi_addition(draws: "Draws", low: int, high: int, *, width: int) -> Drawn:
+    """Sabbaghi et al.'s addition, uniform operands: n uniform in [low, high], a and b uniform in
+    [0, 10^n), each left-padded with ``<pad>`` to ``width`` around ``+``; the sum, left-padded to
+    width + 1, under the ``+`` and the second operand. Symbols: the digits, ``+`` (10), ``<pad>``
+    (11); outputs: the digits, ``<pad>`` (10)."""
+    import torch
+
+    digits = _lengths(draws, low, high)
+    if int(digits.max()) > 17:
+        raise ValueError("operands beyond 17 digits are drawn by the Python sampler")
+    a, b = _below_power(draws, PLACES, digits, width), _below_power(draws, SECOND, digits, width)
+    plus = torch.full((draws.count, 1), 10, dtype=torch.int64, device=draws.device)
+    inputs = torch.cat([_left_padded(a, width, 11), plus, _left_padded(b, width, 11)], dim=1)
+    answers = _left_padded(a + b, width + 1, 10)
+    shown = lambda v: torch.maximum(torch.ones_like(v), (v[:, None] >= 10 ** torch.arange(  # noqa: E731
+        18, device=draws.device)[None, :]).sum(dim=1))
+    measured = torch.maximum(shown(a), shown(b))
+    return Drawn(inputs, torch.full_like(digits, 2 * width + 1), answers, torch.full_like(digits, width + 1),
+                 measured, answer_start=1 + width)
+
+
+def sabbaghi_multiplication(draws: "Draws", low: int, high: int, *, multiplier: int, width: int) -> Drawn:
+    """Sabbaghi et al.'s multiplication: a ``multiplier``-digit multiplier with exactly that many
+    digits (0-9 for one), ``*``, and a multiplicand uniform in [0, 10^n), n uniform in [low, high],
+    left-padded with ``<pad>`` to ``width``; the product, left-padded to width + multiplier, under
+    the last positions. Symbols: the digits, ``*`` (10), ``<pad>`` (11); outputs: the digits,
+    ``<pad>`` (10)."""
+    import torch
+
+    digits = _lengths(draws, low, high)
+    m = _digits_exactly(draws, COUNT, torch.full_like(digits, multiplier), multiplier)
+    a = _below_power(draws, PLACES, digits, width)
+    times = torch.full((draws.count, 1), 10, dtype=torch.int64, device=draws.device)
+    inputs = torch.cat([m, times, _left_padded(a, width, 11)], dim=1)
+    size = width + multiplier
+    answers = _left_padded(_value(m) * a, size, 10)
+    measured = torch.maximum(torch.ones_like(a), (a[:, None] >= 10 ** torch.arange(18, device=draws.device)[None, :])
+                             .sum(dim=1))
+    length = multiplier + 1 + width
+    return Drawn(inputs, torch.full_like(digits, length), answers, torch.full_like(digits, size), measured,
+                 answer_start=length + 1 - size)
+
+
+__all__ = ["PAD", "Drawn", "sabbaghi_addition", "sabbaghi_multiplication", "xu_operation", "random_keys", "random_order", "binary_sums", "distinct_symbols", "duan_addition", "duan_parity", "duan_successor",
            "duan_times_one", "independent_copy", "interleaved_majorities", "parity_bits", "unique_majority",
            "untied_bits"]

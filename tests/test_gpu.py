@@ -147,7 +147,7 @@ def test_device_drawn_examples_are_the_cpu_s_bit_for_bit():
     from validation.data.device import SampledStream
     from validation.data.encoding import Encoding
 
-    for name in ("majority", "addition", "duan_addition", "xu_mod101_multiplication"):
+    for name in ("majority", "addition", "duan_addition", "xu_mod101_multiplication", "sabbaghi_multiplication"):
         task = registry.get(name)
         on = {device: SampledStream(task, Encoding.of(task), 3, device).draw(100, 256) for device in ("cpu", "cuda")}
         for field in ("ids", "positions", "targets", "mask"):

@@ -35,7 +35,8 @@ def test_the_samplers_cover_the_tasks_the_presets_draw_on_the_fly():
     assert set(SAMPLED) >= {"bin_majority", "majority", "bin_majority_interleave", "parity", "repeat_copy",
                             "unique_copy", "sort", "addition", "duan_successor", "duan_addition",
                             "duan_parity_scratchpad", "duan_n_times_1", "xu_addition", "xu_multiplication",
-                            "xu_mod101_addition", "xu_mod50_multiplication"}
+                            "xu_mod101_addition", "xu_mod50_multiplication", "sabbaghi_addition",
+                            "sabbaghi_multiplication", "sabbaghi_multiplication_1"}
 
 
 def _inputs(task, drawn, b) -> tuple[str, ...]:
@@ -59,8 +60,9 @@ def test_drawn_examples_are_the_collated_reference_examples(name):
     for b, example in enumerate(examples):
         x = _inputs(task, drawn, b)
         assert task.valid(x)
+        answer = task.answer(x)
         assert tuple(task.outputs[k] for k in drawn.answers[b, :drawn.answer_lengths[b]].tolist()) == \
-            tuple(task.answer(x))
+            tuple(answer.values() if isinstance(answer, dict) else answer)  # an aligned task's outputs by position
         if drawn.measured is not None:
             assert int(drawn.measured[b]) == example.length
     assert torch.equal(token_counts(encoding, drawn), torch.tensor([len(e.tokens) for e in examples]))
@@ -85,8 +87,11 @@ def _device_sample(task, count: int) -> list:
 
 def _statistics(task, examples) -> dict[str, list]:
     start = len(task.prefix)
-    inputs = [e.tokens[start:start + len(e.tokens) - start - len(e.targets) - (1 if task.separator else 0)]
-              for e in examples]
+    if task.format.value == "aligned":  # the outputs sit under the input: every token after the prefix is input
+        inputs = [e.tokens[start:] for e in examples]
+    else:
+        inputs = [e.tokens[start:start + len(e.tokens) - start - len(e.targets) - (1 if task.separator else 0)]
+                  for e in examples]
     return {
         "length": [len(x) for x in inputs],
         "offset": [e.offset for e in examples],
@@ -214,6 +219,9 @@ def test_the_sampler_is_checked_and_keyed():
     with pytest.raises(ValidationError, match="replaced by 'device'"):
         SeedGroup(registry.get("sort"), Variant.parse("ape"), ModelConfig(1, 1, 8),
                   dataclasses.replace(config, sampler="vectorised"), seeds=(0,))
+    with pytest.raises(ValidationError, match="'sabbaghi_addition_balanced' has no vectorised sampler"):
+        SeedGroup(registry.get("sabbaghi_addition_balanced"), Variant.parse("rpe"), ModelConfig(1, 2, 8, encoder=True),
+                  config, seeds=(0,))  # its carry cascades are drawn by the Python sampler
     custom = dataclasses.replace(registry.get("tomita_4"), train_offset=lambda example, rng: 0)
     with pytest.raises(ValidationError, match="drawn by a Python function"):
         FixedSetStream(custom, Encoding.of(custom), 0, 10, "cpu")

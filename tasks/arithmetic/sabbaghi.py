@@ -8,7 +8,7 @@ import functools
 
 import numpy as np
 
-from .. import anchors
+from .. import anchors, vectorised
 from ..types import Anchor, Format, Labels, Task
 from .common import DIGITS, PAD, below_power, digit_count, digits_exactly, left_padded
 
@@ -187,6 +187,7 @@ def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int
         distribution=distribution,
         symbols=(*DIGITS, "+", PAD),
         outputs=(*DIGITS, PAD), sample_input=add_sample, answer=add_answer, valid=add_valid,
+        sample_batch=None if share else functools.partial(vectorised.sabbaghi_addition, width=width),
         train_range=(1, train_digits), bins=_bins_up_to(width, (5, 10, 20, 50)), max_length=width,
         anchors=() if share else _sabbaghi_anchors("addition"),
         description=f"a + b, each left-padded with {PAD} to {width}, least significant digits aligned; the sum "
@@ -200,6 +201,8 @@ def sabbaghi_tasks(width: int = 50, multiplier: int = 3, multiplicand_width: int
         name="sabbaghi_multiplication" + ("" if multiplier == 3 else f"_{multiplier}"), operation="multiplication",
         symbols=(*DIGITS, "*", PAD), outputs=(*DIGITS, PAD),
         sample_input=mul_sample, answer=mul_answer, valid=mul_valid,
+        sample_batch=functools.partial(vectorised.sabbaghi_multiplication, multiplier=multiplier,
+                                       width=multiplicand_width),
         train_range=(1, min(5, multiplicand_width)), bins=_bins_up_to(multiplicand_width, (5, 10, 15, 20)),
         max_length=multiplicand_width,
         anchors=_sabbaghi_anchors("multiplication_3xN") if multiplier == 3 else (),

@@ -51,11 +51,15 @@ def rooms(task: Task, lengths: torch.Tensor, tokens: torch.Tensor) -> torch.Tens
 def frame(encoding: Encoding, drawn: Drawn, offsets: torch.Tensor | None = None) -> Batch:
     """One seed's drawn examples as a batch (examples x width) on their device, framed as
     :meth:`tasks.registry.Task.example` frames an input: prefix, input, separator, answer,
-    ``<eos>``, the answer and ``<eos>`` checked as next tokens (seq2seq tasks only); each row is
-    the one :meth:`~validation.data.encoding.Encoding.collate` gives for the same example."""
+    ``<eos>``, the answer and ``<eos>`` checked as next tokens (seq2seq tasks); or prefix and input,
+    the outputs checked at the positions under them (aligned tasks). Each row is the one
+    :meth:`~validation.data.encoding.Encoding.collate` gives for the same example."""
     task = encoding.task
+    if task.format is Format.ALIGNED:
+        return _aligned(encoding, drawn, offsets)
     if task.format is not Format.SEQ2SEQ:
-        raise ValidationError(f"task {task.name!r}: examples drawn on the device are framed for seq2seq tasks only")
+        raise ValidationError(f"task {task.name!r}: examples drawn on the device are framed for seq2seq and "
+                              f"aligned tasks only")
     device = drawn.lengths.device
     prefix = torch.tensor([encoding.id(t) for t in task.prefix], dtype=torch.int64, device=device)
     head = len(prefix) + drawn.lengths + (1 if task.separator else 0)
@@ -81,6 +85,29 @@ def frame(encoding: Encoding, drawn: Drawn, offsets: torch.Tensor | None = None)
     return Batch(ids, positions, torch.where(mask, following, IGNORE), mask)
 
 
+def _aligned(encoding: Encoding, drawn: Drawn, offsets: torch.Tensor | None) -> Batch:
+    """An aligned task's examples: every row as wide as the format's fixed input, the outputs at
+    ``drawn.answer_start`` and after."""
+    task = encoding.task
+    assert drawn.answer_start is not None, f"task {task.name!r}: an aligned sampler names where its outputs start"
+    device = drawn.lengths.device
+    prefix = torch.tensor([encoding.id(t) for t in task.prefix], dtype=torch.int64, device=device)
+    symbol_ids = torch.tensor([encoding.id(t) for t in task.symbols], dtype=torch.int64, device=device)
+    output_ids = torch.tensor([encoding.id(t) for t in task.outputs], dtype=torch.int64, device=device)
+    ids = torch.cat([prefix.expand(len(drawn.lengths), -1), symbol_ids[drawn.inputs]], dim=1)
+    width = ids.shape[1]
+    offsets = torch.zeros_like(drawn.lengths) if offsets is None else offsets
+    if int((offsets + width).max()) > encoding.n_positions:
+        raise ValidationError(f"task {task.name!r}: a drawn example does not fit the positional table of "
+                              f"{encoding.n_positions} rows")
+    column = torch.arange(width, device=device)[None, :]
+    place = column - drawn.answer_start
+    mask = (place >= 0) & (place < drawn.answer_lengths[:, None])
+    answers = drawn.answers.gather(1, place.clamp(0, drawn.answers.shape[1] - 1).expand(len(ids), -1))
+    targets = torch.where(mask, output_ids[answers.clamp(min=0)], IGNORE)
+    return Batch(ids, offsets[:, None] + column, targets, mask)
+
+
 def _placed(ids: torch.Tensor, table: torch.Tensor, drawn: torch.Tensor, place: torch.Tensor,
             lengths: torch.Tensor) -> torch.Tensor:
     """``ids`` with ``table[drawn[b, place]]`` wherever 0 <= place < lengths[b]."""
@@ -93,6 +120,8 @@ def _placed(ids: torch.Tensor, table: torch.Tensor, drawn: torch.Tensor, place: 
 def token_counts(encoding: Encoding, drawn: Drawn) -> torch.Tensor:
     """How many tokens each drawn example frames to."""
     task = encoding.task
+    if task.format is Format.ALIGNED:
+        return len(task.prefix) + drawn.lengths
     return len(task.prefix) + drawn.lengths + (1 if task.separator else 0) + drawn.answer_lengths + 1
 
 
@@ -105,9 +134,9 @@ class SampledStream:
         if task.sample_batch is None:
             raise ValidationError(f"task {task.name!r} has no vectorised sampler of training batches "
                                   "(train it with the Python samplers)")
-        if task.format is not Format.SEQ2SEQ:
-            raise ValidationError(f"task {task.name!r}: examples drawn on the device are framed for seq2seq tasks "
-                                  f"only")
+        if task.format not in (Format.SEQ2SEQ, Format.ALIGNED):
+            raise ValidationError(f"task {task.name!r}: examples drawn on the device are framed for seq2seq and "
+                                  f"aligned tasks only")
         offset_rule(task)
         self.task, self.encoding, self.seed, self.device = task, encoding, seed, torch.device(device)
 
@@ -184,6 +213,6 @@ def cannot_draw(task: Task, epochs: bool) -> str | None:
         return None
     if task.sample_batch is None:
         return f"task {task.name!r} has no vectorised sampler of training batches"
-    if task.format is not Format.SEQ2SEQ:
-        return f"task {task.name!r} is not a seq2seq task"
+    if task.format not in (Format.SEQ2SEQ, Format.ALIGNED):
+        return f"task {task.name!r} is neither a seq2seq nor an aligned task"
     return None

@@ -19,7 +19,7 @@ from tasks.keyed_random import Draws
 from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
 from validation.data.device import FixedSetStream, SampledStream, frame, token_counts
 from validation.data.encoding import Encoding
-from validation.data.feed import Feed, padded
+from validation.data.feed import Feed, padded, widths
 from validation.data.streams import TrainingStream, fixed_training_set
 from validation.runs.spec import RunSpec
 from validation.training.group import SeedGroup
@@ -240,3 +240,11 @@ def test_a_preset_draws_on_the_device_only_where_its_plan_allows_it_overrides_in
     assert on_the_fly.plan(registry.get("tomita_4"), Variant.parse("ape")).train.sampler == "python"  # no sampler
     assert on_the_fly.plan(registry.get("sort"), Variant.parse("ape")).train.sampler == "device"
     assert PRESETS["cpu"].plan(registry.get("sort"), Variant.parse("ape")).train.sampler == "python"
+
+
+def test_a_feed_rounds_every_step_s_width_up_to_its_quantum():
+    task = registry.get("sort")
+    feed = Feed(task, Encoding.of(task), [0, 1], TrainConfig(batch_size=4, sampler="device"), "cpu", quantum=16)
+    for _ in range(20):
+        batch = feed.next()
+        assert batch.ids.shape[-1] % 16 == 0 and (batch.ids.shape[-1] - 16) < int(widths(batch).max())

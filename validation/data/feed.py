@@ -136,9 +136,10 @@ class Feed:
         stacked = [padded(b, width, self.pad) for b in drawn]
         batch = Batch(*(torch.stack(parts, dim=1) for parts in zip(*(b.tensors() for b in stacked))))
         # (steps x size, seeds, width ...) -> (steps, seeds, size, width ...)
-        batch = batch.map(lambda t: t.reshape(steps, size, len(self.streams), *t.shape[2:]).transpose(1, 2))
+        batch = batch.map(lambda t: t.reshape(steps, size, len(self.streams), *t.shape[2:]).transpose(1, 2)
+                          .contiguous())
         per_step = widths(batch).flatten(1).max(dim=1).values.tolist()  # the host reads the chunk once
-        self._chunk_widths = [min(width, rounded(int(w), self.quantum)) for w in per_step]
+        self._chunk_widths = [rounded(int(w), self.quantum) for w in per_step]
         self._chunk = padded(batch, max(self._chunk_widths), self.pad)
         self._taken = 0
 

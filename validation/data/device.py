@@ -179,7 +179,7 @@ class FixedSetStream:
         index = torch.arange(first, first + count, device=self.device)
         epochs = index // self.size
         rows = torch.empty_like(index)
-        for epoch in epochs.unique().tolist():  # a batch spans at most two epochs
+        for epoch in epochs.unique().tolist():  # a chunk of steps may span a few epochs of a small set
             order = self._order(int(epoch))
             chosen = epochs == epoch
             rows[chosen] = order[index[chosen] % self.size]

@@ -3,10 +3,11 @@ tensor operations on any device (a GPU's included), instead of example by exampl
 
 A sampler draws one example per entry of its :class:`tasks.keyed_random.Draws` for the length
 window [low, high], with the distribution of the task's own sampling (length, input and answer;
-the training offset is drawn beside it from the task's :class:`tasks.types.UniformOffset`). Its numbers are keyed by the example's index in its seed's stream, so a batch is
-the same on every device, whatever was drawn before it, and a rejection round redraws only the
-examples it rejected. ``tests/test_vectorised_batches.py`` checks every drawn example against
-the task's reference answer and the distributions against the Python samplers'.
+the training offset is drawn beside it from the task's :class:`tasks.types.UniformOffset`). Its
+numbers are keyed by the example's index in its seed's stream, so a batch is the same on every
+device, whatever was drawn before it, and a rejection round redraws only the examples it
+rejected. ``tests/test_vectorised_batches.py`` checks every drawn example against the task's
+reference answer and the distributions against the Python samplers'.
 
 >>> import torch
 >>> from tasks.keyed_random import Draws
@@ -190,7 +191,8 @@ def unique_majority(draws: "Draws", low: int, high: int, *, symbols: int) -> Dra
     while len(pending):
         rows = within[pending]
         # candidate c's place j is numbered c * 2^16 + j: an example's numbers do not depend on its batch
-        places = (torch.arange(CANDIDATES, device=draws.device)[:, None] << 16) + torch.arange(width, device=draws.device)
+        candidate = torch.arange(CANDIDATES, device=draws.device)[:, None]
+        places = (candidate << 16) + torch.arange(width, device=draws.device)
         drawn = rounds.subset(pending).integers(SYMBOLS, 0, symbols - 1, width=places.flatten())
         drawn = drawn.view(len(pending), CANDIDATES, width)
         drawn = torch.where(rows[:, None, :], drawn, PAD)
@@ -447,6 +449,7 @@ def sabbaghi_multiplication(draws: "Draws", low: int, high: int, *, multiplier: 
                  answer_start=length + 1 - size)
 
 
-__all__ = ["PAD", "Drawn", "sabbaghi_addition", "sabbaghi_multiplication", "xu_operation", "random_keys", "random_order", "binary_sums", "distinct_symbols", "duan_addition", "duan_parity", "duan_successor",
-           "duan_times_one", "independent_copy", "interleaved_majorities", "parity_bits", "unique_majority",
-           "untied_bits"]
+__all__ = ["Drawn", "PAD", "binary_sums", "distinct_symbols", "duan_addition", "duan_parity", "duan_successor",
+           "duan_times_one", "independent_copy", "interleaved_majorities", "parity_bits", "random_keys",
+           "random_order", "sabbaghi_addition", "sabbaghi_multiplication", "unique_majority", "untied_bits",
+           "xu_operation"]

@@ -48,7 +48,8 @@ def _examples(task, draws: Draws) -> list:
     encoding = Encoding.of(task)
     drawn = task.sample_train_batch(draws)
     batch = frame(encoding, drawn)
-    offsets = SampledStream(task, encoding, draws.key[0], "cpu").draw(int(draws.examples[0]), draws.count).positions[:, 0]
+    stream = SampledStream(task, encoding, draws.key[0], "cpu")
+    offsets = stream.draw(int(draws.examples[0]), draws.count).positions[:, 0]
     return [task.example(_inputs(task, drawn, b), int(offsets[b])) for b in range(draws.count)], drawn, batch
 
 

@@ -526,7 +526,8 @@ def add_commands(commands) -> None:
         description="Read the run store and write report.md and a PNG per task: the toolkit's prediction, observed "
         "accuracy per bin (mean and spread over counted seeds), the published accuracy, and whether they agree; runs "
         "stopped before they finished are listed with the step they reached and their last evaluation.")
-    report_p.add_argument("tasks", nargs="*", metavar="TASK", help="only these tasks (default: every task in the store)")
+    report_p.add_argument("tasks", nargs="*", metavar="TASK",
+                          help="only these tasks (default: every task in the store)")
     report_p.add_argument("--store", default=DEFAULT_STORE, help=f"run store folder (default {DEFAULT_STORE})")
     report_p.add_argument("--preset", help="only runs of this preset")
     report_p.add_argument("--as-planned", action="store_true",

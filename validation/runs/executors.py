@@ -129,7 +129,8 @@ def run_job(job: Job, settings: Settings, progress=None):
         torch.set_num_threads(settings.threads)
     store = Store(settings.store)
     rules = _rules(settings.preset)
-    machine = Machine(device_name(settings.device), settings.step, settings.deadline)  # auto: as the job's machine has it
+    # auto: as the machine the job runs on has it
+    machine = Machine(device_name(settings.device), settings.step, settings.deadline)
     plan = None
     if settings.grid:
         plan = search(job.task, job.variant, store=store, plan_of=rules.plan, device=machine, progress=progress)

@@ -117,8 +117,8 @@ def _first_stages(task: Task, preset: Preset, variant: Variant, plan: Plan, *, s
     return initial
 
 
-def first_stage(task: Task, preset: Preset, variant: Variant, seeds: list[int], *, store: Store, device: str | Machine = "cpu",
-                progress: Progress | None = None) -> tuple[Plan, list[StoredRun]]:
+def first_stage(task: Task, preset: Preset, variant: Variant, seeds: list[int], *, store: Store,
+                device: str | Machine = "cpu", progress: Progress | None = None) -> tuple[Plan, list[StoredRun]]:
     """Seeds ``seeds`` of ``task`` and ``variant`` under ``preset``, trained if the store lacks them."""
     plan = preset.plan(task, variant)
     if plan.train.start_from:
@@ -139,7 +139,8 @@ def _prefixed(progress: Progress | None, prefix: str) -> Progress | None:
 
 
 def calibrations(task: Task, preset: Preset, variant: Variant, seeds: list[int], *, store: Store,
-                 device: str | Machine = "cpu", progress: Progress | None = None) -> dict[int, dict[str, torch.Tensor]]:
+                 device: str | Machine = "cpu",
+                 progress: Progress | None = None) -> dict[int, dict[str, torch.Tensor]]:
     """ABC's first stage for ``seeds``: seed s of the preset's ``sinusoidal`` run (trained if the
     store lacks it), calibrated into the bias tables of seed s of ``variant``."""
     stage = Variant.parse("sinusoidal")
@@ -156,7 +157,8 @@ def calibrations(task: Task, preset: Preset, variant: Variant, seeds: list[int],
 
 
 def starting_weights(task: Task, preset: Preset, variant: Variant, source: str, seeds: list[int], *, store: Store,
-                     device: str | Machine = "cpu", progress: Progress | None = None) -> dict[int, dict[str, torch.Tensor]]:
+                     device: str | Machine = "cpu",
+                 progress: Progress | None = None) -> dict[int, dict[str, torch.Tensor]]:
     """Fine-tuning's first stage: the trained weights of seed s of task ``source`` (same preset and
     variant, trained if the store lacks it) for seed s of ``task``. The two tasks must share a
     vocabulary, so that every token keeps its embedding."""

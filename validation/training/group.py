@@ -300,7 +300,8 @@ class SeedGroup:
     def keep_only(self, keep: list[int]) -> None:
         """Drop the seeds not in ``keep`` from the parameters, the optimizer and the streams."""
         index = torch.tensor(keep, device=self.device)
-        self.params.update(self._leaves({name: p.detach()[index] for name, p in self.params.items()}))  # the step holds this dict
+        kept = self._leaves({name: p.detach()[index] for name, p in self.params.items()})
+        self.params.update(kept)  # the same dict: the step holds it
         self.seeds = [self.seeds[s] for s in keep]
         self.feed.keep(keep)
         self.history = [self.history[s] for s in keep]

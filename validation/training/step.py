@@ -183,6 +183,7 @@ class CapturedStep:
         self.inputs: dict[tuple, tuple[torch.Tensor, ...]] = {}
         self.warm: dict[tuple, int] = {}
         self.pool: Any = None  # the graphs' shared memory pool, made at the first capture
+        self.side: Any = None  # the side stream of warm-up steps and captures, made at the first
         self.functional = compiled  # torch.compile traces torch.func.grad whole
         self.function = torch.compile(self._function, dynamic=False) if compiled else self._function
         self.name = ("compiled" if compiled else "captured") + ("" if graphs else " (no graph)")
@@ -213,15 +214,16 @@ class CapturedStep:
             self.function(*tensors)
             return self.losses
         try:
-            side = torch.cuda.Stream(self.device) if self.warm.get(shape, 0) < WARM_STEPS else None
+            if self.side is None:
+                self.side = torch.cuda.Stream(self.device)
         except Exception as error:  # noqa: BLE001 - no CUDA stream here: no graph either
             return self._without_graphs(error, tensors)
-        if side is not None:  # a real step, on a side stream as CUDA graphs want the steps before a capture
+        if self.warm.get(shape, 0) < WARM_STEPS:  # a real step, on the side stream, as graphs want before a capture
             self.warm[shape] = self.warm.get(shape, 0) + 1
-            side.wait_stream(torch.cuda.current_stream(self.device))
-            with torch.cuda.stream(side):
+            self.side.wait_stream(torch.cuda.current_stream(self.device))
+            with torch.cuda.stream(self.side):
                 self.function(*tensors)
-            torch.cuda.current_stream(self.device).wait_stream(side)
+            torch.cuda.current_stream(self.device).wait_stream(self.side)
             return self.losses
         try:
             self._capture(shape, tensors)  # records the step without running it: nothing has changed yet
@@ -247,7 +249,9 @@ class CapturedStep:
             self.pool = torch.cuda.graph_pool_handle()  # the widths' graphs share memory: they never run at once
         graph = torch.cuda.CUDAGraph()
         torch.cuda.synchronize(self.device)
-        with torch.cuda.graph(graph, pool=self.pool, capture_error_mode="thread_local"):
+        # captured on this step's own side stream (torch's default capture stream is one per process, which
+        # groups capturing side by side in threads would share), erring only on this thread's unsafe calls
+        with torch.cuda.graph(graph, pool=self.pool, stream=self.side, capture_error_mode="thread_local"):
             self.function(*static)
         self.inputs[shape], self.graphs[shape] = static, graph
 

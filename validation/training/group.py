@@ -71,6 +71,18 @@ _BUILDING = threading.Lock()
 side by side in threads)."""
 
 
+class _Clock:
+    """Seconds between laps, by name."""
+
+    def __init__(self) -> None:
+        self.laps: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.laps[name], self._last = now - self._last, now
+
+
 def stepping(choice: str | None, device: torch.device) -> str:
     """The way a group steps: ``eager`` (every operator issued from Python each step), ``captured``
     (:class:`~validation.training.step.CapturedStep`: a CUDA graph per batch width on a GPU; on a
@@ -132,6 +144,7 @@ class SeedGroup:
         self.seeds = list(seeds)
         self.progress = progress
         self.uniform = variant.scheme.uniform_width(task)
+        clock = _Clock()
         # the models: one per seed, from its own seed, stacked along a first axis
         models = [self._fresh(seed, initial) for seed in self.seeds]
         with _BUILDING, torch.random.fork_rng(devices=[]):
@@ -139,16 +152,21 @@ class SeedGroup:
         self.frozen = {name for name, p in models[0].named_parameters() if not p.requires_grad}
         params, _ = stack_module_state(models)
         self.params = self._leaves({name: p.detach() for name, p in params.items()})
+        clock.lap("models")
         # the data
         self.stepping = stepping(step, self.device)
         quantum = WIDTH_QUANTUM if self.stepping != "eager" and not model.encoder else None
         self.feed = Feed(task, self.encoding, self.seeds, config, self.device, quantum=quantum)
         self.total_steps = config.total_steps(self.feed.set_size)
+        clock.lap("training data")
         self.tests = [self.encoding.collate(examples).to(self.device)
                       for examples in held_out_sets(task, config.test_size, test_seed)]
+        clock.lap("test sets")
         # the step, chosen once
         self._losses = vmap(self._seed_loss, in_dims=(0, 0, 0, 0, 0, 0 if model.dropout else None))
         self.steps = self._step()
+        self.set_up = clock.laps
+        """Seconds each part of the set-up took (the progress bar's first line shows them)."""
         self.step = 0
         self.history: list[list[Evaluation]] = [[] for _ in self.seeds]
         self.elapsed = 0.0
@@ -253,7 +271,9 @@ class SeedGroup:
         """
         results: list[SeedResult] = []
         if self.progress:
-            self.progress(self.step, self.total_steps, f"training seeds {self.seeds} ({self.steps.name} steps)")
+            parts = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.set_up.items())
+            self.progress(self.step, self.total_steps,
+                          f"training seeds {self.seeds} ({self.steps.name} steps; set up: {parts})")
         while self.seeds:
             started = time.perf_counter()
             target = min(self.total_steps, (self.step // self.config.eval_every + 1) * self.config.eval_every)

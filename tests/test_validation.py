@@ -637,7 +637,8 @@ def test_crasp_validate_and_report_on_the_command_line(tmp_path):
     out, err = io.StringIO(), io.StringIO()
     store, folder = str(tmp_path / "runs"), str(tmp_path / "report")
     assert main(["validate", "bin_majority", "--seeds", "1", "--store", store], out, err) == 0, err.getvalue()
-    assert "bin_majority ape 1l1h16d seed 0: 1.000" in out.getvalue()
+    assert "bin_majority ape 1l1h16d seed 0: 0-50: 1.000, 51-100: " in out.getvalue()
+    assert "plan: bin_majority ape: 1l1h16d, 1,000 steps" in err.getvalue() and "until 1 count, at most 2 tried" in err.getvalue()
     out = io.StringIO()
     assert main(["report", "--store", store, "--out", folder], out, err) == 0
     (run,) = Store(store).runs()

@@ -54,12 +54,28 @@ def _task_names(args) -> list[str]:
 
 
 def _print_runs(result, out) -> None:
-    """One line per seed of a validation: accuracy per bin, steps, time, whether it counted."""
+    """One line per seed of a validation: accuracy per bin (each bin named), steps, time, whether it counted."""
+    from validation.runs.spec import bin_labels
+
     for run in result.runs:
         mark = "counted" if run in result.counted else "not counted"
-        accuracy = " ".join(f"{a:.3f}" for a in run.accuracy)
+        labels = bin_labels(run.spec.bins or result.plan.task.bins)
+        accuracy = ", ".join(f"{label}: {a:.3f}" for label, a in zip(labels, run.accuracy))
         print(f"{result.task} {result.variant} {run.spec.model.label} seed {run.spec.seed}: {accuracy} "
               f"({run.steps} steps, {run.wall_time:.0f}s, {mark})", file=out)
+
+
+def _print_plans(rules, pairs: list[tuple[str, str]], seeds: int | None, err) -> None:
+    """Before anything trains: per (task, variant), what will train and how many seeds are tried."""
+    from tasks import registry
+    from validation.config import Variant
+    from validation.runs.protocol import plan_text
+
+    for name, variant in pairs:
+        task = registry.get(name)
+        plan = rules.plan(task, Variant.parse(variant))
+        wanted = seeds if seeds is not None else rules.seeds_for(task)
+        print(f"plan: {name} {variant}: {plan_text(rules, plan, wanted)}", file=err)
 
 
 def _run_json(result, run, store: str) -> dict:
@@ -229,6 +245,8 @@ def cmd_validate(args, out, err) -> int:
     if overrides:
         _make_plans(chosen, pairs)
     _device(args)
+    if not args.grid:
+        _print_plans(chosen, pairs, args.seeds, err)
     store = Store(args.store)
     failed, stopped = _sweep_elsewhere(args, pairs, err, chosen if overrides else None)
     results = []

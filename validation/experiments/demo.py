@@ -204,6 +204,7 @@ def _validate_tasks(say, out_dir: Path) -> None:
     try:
         from validation.reports import generalization as report
         from validation.runs import protocol
+        from validation.runs.spec import bin_labels
         from validation.runs.store import Store
         from validation.runs.sweep import validate
     except ImportError:  # pragma: no cover - crasp installed without the harness
@@ -214,7 +215,7 @@ def _validate_tasks(say, out_dir: Path) -> None:
         start = time.perf_counter()
         result = validate(name, protocol.PRESETS["cpu"], "ape", store=store, seeds=DEMO_SEEDS)
         seeds = "; ".join(f"seed {r.spec.seed}: " + "/".join(f"{a:.3f}" for a in r.accuracy) for r in result.runs)
-        say(f"{name:14s} {result.plan.model.label} bins {', '.join(report.bin_labels(result.plan.task.bins))}")
+        say(f"{name:14s} {result.plan.model.label} bins {', '.join(bin_labels(result.plan.task.bins))}")
         say(f"{'':14s} {seeds}  ({time.perf_counter() - start:.0f} s)")
     # Runs a demo stored under an earlier budget of the preset are left out (the report counts them).
     table = report.rows(store, preset="cpu", tasks=DEMO_TASKS, planned=True)

@@ -16,7 +16,6 @@ from validation.reports.arithmetic_claims import ABOVE, CASCADES_ABOVE, DOWNWARD
 from validation.reports.generalization import (
     RULE,
     Row,
-    bin_labels,
     figure,
     interval_cells,
     relative_verdict,
@@ -35,6 +34,7 @@ from validation.reports.statistics import (
     point,
     successes,
 )
+from validation.runs.spec import bin_labels
 from validation.runs.store import StoredRun
 from validation.runs.sweep import Validation
 

@@ -40,7 +40,7 @@ from validation.reports.statistics import (
     point,
 )
 from validation.runs.protocol import PRESETS, Preset
-from validation.runs.spec import RunSpec
+from validation.runs.spec import RunSpec, bin_labels
 from validation.runs.store import InProgress, Problem, Store, StoredRun
 
 
@@ -333,15 +333,6 @@ def duration_text(seconds: float) -> str:
     if seconds < 2 * 3600:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
-
-
-def bin_labels(bins: Sequence[tuple[int, int]]) -> list[str]:
-    """``["0-50", "51-100", ...]``: length bins as the report writes them (one length alone: ``"3"``).
-
-    >>> bin_labels([(1, 2), (3, 3), (4, 9)])
-    ['1-2', '3', '4-9']
-    """
-    return [f"{low}" if low == high else f"{low}-{high}" for low, high in bins]
 
 
 def interval_cells(intervals: Sequence[Interval]) -> str:

@@ -27,7 +27,7 @@ from tasks.arithmetic import sabbaghi_tasks, xu_bins
 from tasks.registry import Task
 from validation.config import LEARNED, ModelConfig, Overrides, TrainConfig, ValidationError, Variant
 from validation.data.device import cannot_draw
-from validation.runs.spec import RunSpec
+from validation.runs.spec import RunSpec, bin_labels
 
 if TYPE_CHECKING:
     from validation.runs.store import StoredRun
@@ -85,6 +85,31 @@ class Preset:
     def counted(self, runs: Sequence[StoredRun]) -> list[StoredRun]:
         """The runs among ``runs`` that count, in their order."""
         return [run for run in runs if self.counts(run.spec, run.accuracy)]
+
+
+def plan_text(preset: Preset, plan: Plan, seeds: int) -> str:
+    """What a validation trains, said before it trains: the model, the schedule, the bins and the
+    one trained on, how many seeds must count, at most how many are tried, and what counts.
+
+    >>> from tasks import registry
+    >>> plan = PRESETS["cpu"].plan(registry.get("bin_majority"), Variant.parse("ape"))
+    >>> plan_text(PRESETS["cpu"], plan, 5)
+    '1l1h16d, 1,000 steps, lr 0.001, batch 64, bins 0-50 / 51-100 / 101-150 (trained on 0-50); seeds 0, 1, ... until 5 count, at most 10 tried (a seed counts at 0.9 or more on 0-50)'
+    """
+    train = plan.train
+    schedule = (f"{train.epochs} epochs over {train.train_size:,} examples" if train.epochs
+                else f"{train.steps:,} steps")
+    labels = bin_labels(plan.task.bins)
+    trained = labels[plan.task.training_bin]
+    if plan.model.n_layer > LARGE_LAYERS:
+        counts = f"every seed counts: deeper than {LARGE_LAYERS} layers"
+    elif preset.count_threshold <= 0:
+        counts = "every seed counts"
+    else:
+        counts = f"a seed counts at {preset.count_threshold:g} or more on {trained}"
+    return (f"{plan.model.label}, {schedule}, lr {train.lr:g}, batch {train.batch_size}, bins {' / '.join(labels)} "
+            f"(trained on {trained}); seeds 0, 1, ... until {seeds} count, at most {seeds * preset.max_attempts} "
+            f"tried ({counts})")
 
 
 def _published_config(task: Task, variant: Variant) -> tuple[ModelConfig, float] | None:

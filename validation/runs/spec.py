@@ -13,6 +13,7 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
+from typing import Sequence
 
 from tasks import registry
 from validation.config import ModelConfig, TrainConfig
@@ -83,3 +84,15 @@ def spec_from_json(data: dict) -> RunSpec:
     return RunSpec(data["task"], data["variant"], ModelConfig(**data["model"]), TrainConfig(**data["train"]),
                    int(data["seed"]), data.get("preset", ""), tuple(data.get("train_range", ())),
                    tuple(tuple(b) for b in data.get("bins", ())))
+
+
+def bin_labels(bins: Sequence[tuple[int, int]]) -> list[str]:
+    """``["0-50", "51-100", ...]``: length bins as the reports and the commands write them (one
+    length alone: ``"3"``).
+
+    >>> bin_labels([(1, 2), (3, 3), (4, 9)])
+    ['1-2', '3', '4-9']
+    """
+    return [f"{low}" if low == high else f"{low}-{high}" for low, high in bins]
+
+

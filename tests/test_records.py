@@ -206,3 +206,44 @@ def test_side_by_side_refuses_what_threads_cannot_share(tmp_path):
         task, ModelConfig(1, 1, 16), TrainConfig(precision="bf16" if task.name == "parity" else "tf32")))
     with pytest.raises(ValidationError, match="must share a precision"):
         SideBySide().run(plan_jobs([("bin_majority", "ape"), ("parity", "ape")], mixed), Settings(str(tmp_path), mixed))
+
+
+# ---------------------------------------------------------------- a user's task through validate and report
+
+
+USER_TASKS = '''
+import dataclasses
+
+import tasks
+
+@tasks.task("c_dominates_test", symbols=("a", "b", "c"), format="accept", replace=True, train_range=(1, 6),
+            bins=((1, 6), (7, 12)), sampler=lambda n, rng: tuple(rng.choice(["a", "b", "c"], size=n)))
+def c_dominates(x):
+    return x.count("c") > x.count("a") + x.count("b")
+
+attribute = dataclasses.replace(tasks.get("bin_majority"), name="majority_copy_test")  # a Task, not registered
+'''
+
+
+def test_a_users_task_is_validated_and_reported_by_its_spec(tmp_path, monkeypatch, capsys):
+    import sys
+
+    (tmp_path / "my_tasks_records.py").write_text(USER_TASKS)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    store = str(tmp_path / "runs")
+    quick = ["--preset", "cpu", "--seeds", "1", "--set", "steps=10", "--set", "eval_every=10", "--set", "test_size=8",
+             "--store", store, "--device", "cpu"]
+    for spec in ("my_tasks_records:c_dominates_test", "my_tasks_records:attribute"):
+        assert main(["validate", spec, *quick]) == 0, capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert "plan: c_dominates_test ape: " in captured.err and "c_dominates_test ape 2l2h64d seed 0: 1-6: " in captured.out
+    sys.modules.pop("my_tasks_records")  # a later command knows the module only if told
+    assert main(["report", "--store", store, "--out", str(tmp_path / "all")]) == 0
+    everything = capsys.readouterr().out
+    assert "| c_dominates_test | ape | cpu |" in everything and "| majority_copy_test | ape | cpu |" in everything
+    assert main(["report", "my_tasks_records:c_dominates_test", "--store", store, "--out", str(tmp_path / "one")]) == 0
+    one = capsys.readouterr().out
+    assert "| c_dominates_test |" in one and "majority_copy_test" not in one
+    assert main(["report", "parity", "--store", store, "--out", str(tmp_path / "none")]) == 1
+    assert "no finished runs of tasks parity" in capsys.readouterr().err

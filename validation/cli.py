@@ -36,7 +36,8 @@ class _Bar:
             self.bar = None
 
 
-def _task_names(args) -> list[str]:
+def _tasks(args) -> dict:
+    """The tasks a command names, by their names (a ``MODULE:TASK`` imports its module)."""
     from tasks import registry
 
     names = list(args.tasks)
@@ -50,7 +51,8 @@ def _task_names(args) -> list[str]:
         from validation.config import ValidationError
 
         raise ValidationError("name a TASK or give --family")
-    return [registry.get(n).name for n in names]
+    found = [registry.get(n) for n in names]
+    return {task.name: task for task in found}
 
 
 def _print_runs(result, out) -> None:
@@ -65,14 +67,14 @@ def _print_runs(result, out) -> None:
               f"({run.steps} steps, {run.wall_time:.0f}s, {mark})", file=out)
 
 
-def _print_plans(rules, pairs: list[tuple[str, str]], seeds: int | None, err) -> None:
-    """Before anything trains: per (task, variant), what will train and how many seeds are tried."""
-    from tasks import registry
+def _print_plans(rules, pairs: list[tuple[str, str]], seeds: int | None, err, known: dict) -> None:
+    """Before anything trains: per (task, variant), what will train and how many seeds are tried
+    (``known``: the tasks by name)."""
     from validation.config import Variant
     from validation.runs.protocol import plan_text
 
     for name, variant in pairs:
-        task = registry.get(name)
+        task = known[name]
         plan = rules.plan(task, Variant.parse(variant))
         wanted = seeds if seeds is not None else rules.seeds_for(task)
         print(f"plan: {name} {variant}: {plan_text(rules, plan, wanted)}", file=err)
@@ -163,14 +165,15 @@ def _sweep_elsewhere(args, pairs: list[tuple[str, str]], err, rules=None) -> tup
     return {(f.job.task, f.job.variant) for f in tally.failed}, bool(tally.stopped)
 
 
-def _make_plans(rules, pairs: list[tuple[str, str]]) -> None:
+def _make_plans(rules, pairs: list[tuple[str, str]], known: dict | None = None) -> None:
     """Make the plan of every (task, variant) under ``rules`` before the store is opened, so that a
-    setting one of them cannot take is refused while nothing has changed."""
+    setting one of them cannot take is refused while nothing has changed (``known``: tasks by name
+    that the registry may not hold)."""
     from tasks import registry
     from validation.config import Variant
 
     for task, variant in pairs:
-        rules.plan(registry.get(task), Variant.parse(variant))
+        rules.plan((known or {}).get(task) or registry.get(task), Variant.parse(variant))
 
 
 def _with_bars(err, work):
@@ -224,7 +227,6 @@ def _experiment(args, out, err) -> int:
 
 
 def cmd_validate(args, out, err) -> int:
-    from tasks import registry
     from validation.config import ValidationError, Variant
     from validation.reports import generalization as report
     from validation.runs import protocol
@@ -240,13 +242,14 @@ def cmd_validate(args, out, err) -> int:
         raise ValidationError("--grid searches the model and lr itself: give neither with --set or --config")
     chosen = protocol.overridden(protocol.preset(args.preset), overrides)
     variants = [Variant.parse(v).name for v in (args.variant or ["ape"])]
-    names = _task_names(args)
+    known = _tasks(args)
+    names = list(known)
     pairs = [(name, variant) for name in names for variant in variants]
     if overrides:
-        _make_plans(chosen, pairs)
+        _make_plans(chosen, pairs, known)
     _device(args)
     if not args.grid:
-        _print_plans(chosen, pairs, args.seeds, err)
+        _print_plans(chosen, pairs, args.seeds, err, known)
     store = Store(args.store)
     failed, stopped = _sweep_elsewhere(args, pairs, err, chosen if overrides else None)
     results = []
@@ -259,9 +262,8 @@ def cmd_validate(args, out, err) -> int:
             if args.grid:
                 plan = search(name, variant, store=store, plan_of=chosen.plan, device=args.machine, progress=bar)
             if args.sampler != "python":
-                plan = _with_sampler(plan or chosen.plan(registry.get(name), Variant.parse(variant)),
-                                     args.sampler, err)
-            result = validate(name, chosen, variant, store=store, seeds=args.seeds, device=args.machine,
+                plan = _with_sampler(plan or chosen.plan(known[name], Variant.parse(variant)), args.sampler, err)
+            result = validate(known[name], chosen, variant, store=store, seeds=args.seeds, device=args.machine,
                               progress=bar, plan=plan)
         except Stopped as stop:
             _stopped(str(stop), err)
@@ -274,7 +276,8 @@ def cmd_validate(args, out, err) -> int:
             _print_runs(result, out)
     for problem in store.problems:
         print(f"crasp: warning: damaged run {problem.key}: {problem.what} (trained again where needed)", file=err)
-    path = report.write(store, args.report, preset=args.preset, tasks=names) if args.report and not stopped else None
+    path = (report.write(store, args.report, preset=args.preset, tasks=names, known=known)
+            if args.report and not stopped else None)
     if args.json:
         _print_json({"store": args.store, "device": args.device, "overrides": overrides.to_json(),
                      "runs": [_run_json(result, r, args.store) for result in results for r in result.runs],
@@ -288,6 +291,8 @@ def cmd_validate(args, out, err) -> int:
 def cmd_report(args, out, err) -> int:
     import dataclasses
 
+    from tasks import registry
+
     from validation.config import ValidationError
     from validation.reports import generalization as report
     from validation.runs.store import Store, has_store, repair
@@ -299,9 +304,16 @@ def cmd_report(args, out, err) -> int:
         for line in repaired:
             print(line, file=out)
     store = Store(args.store)  # checked when opened: a damaged store raises, naming the damage and --repair
-    tasks = args.tasks or None
-    table = report.rows(store, preset=args.preset, tasks=tasks, planned=args.as_planned)
-    path = report.write(store, args.out, preset=args.preset, tasks=tasks, table=table, planned=args.as_planned)
+    known = {task.name: task for task in (registry.get(spec) for spec in args.tasks)}  # MODULE:TASK imports it
+    tasks = list(known) or None
+    table = report.rows(store, preset=args.preset, tasks=tasks, planned=args.as_planned, known=known)
+    if not table and not report.in_progress(store, preset=args.preset, tasks=tasks, planned=args.as_planned):
+        chosen = ", ".join(f"{k} {v}" for k, v in (("tasks", ", ".join(known)), ("preset", args.preset)) if v)
+        raise ValidationError(f"{args.store}: no finished runs" + (f" of {chosen}" if chosen else "")
+                              + (" as the preset plans them now" if args.as_planned else "")
+                              + " (crasp validate trains them; crasp store import brings them from elsewhere)")
+    path = report.write(store, args.out, preset=args.preset, tasks=tasks, table=table, planned=args.as_planned,
+                        known=known)
     if args.json:
         running = report.running(report.in_progress(store, preset=args.preset, tasks=tasks, planned=args.as_planned))
         _print_json({"store": args.store, "report": str(path),
@@ -545,7 +557,9 @@ def add_commands(commands) -> None:
         "accuracy per bin (mean and spread over counted seeds), the published accuracy, and whether they agree; runs "
         "stopped before they finished are listed with the step they reached and their last evaluation.")
     report_p.add_argument("tasks", nargs="*", metavar="TASK",
-                          help="only these tasks (default: every task in the store)")
+                          help="only these tasks (default: every task in the store): names, re:ALPHABET:REGEX, or "
+                               "MODULE:TASK for a task of your own (its module is imported, so its rows get their "
+                               "prediction)")
     report_p.add_argument("--store", default=DEFAULT_STORE, help=f"run store folder (default {DEFAULT_STORE})")
     report_p.add_argument("--preset", help="only runs of this preset")
     report_p.add_argument("--as-planned", action="store_true",

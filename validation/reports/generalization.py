@@ -23,10 +23,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from tasks import registry
-from tasks.registry import TaskError
+from tasks.registry import Task, TaskError
 from validation.config import ValidationError, Variant
 from validation.reports.statistics import (
     COLLAPSED,
@@ -221,7 +221,7 @@ def as_planned(spec: RunSpec, preset: Preset) -> bool:
     now (not an earlier budget of the preset, nor a ``--set`` override)."""
     try:
         plan = preset.plan(registry.get(spec.task), Variant.parse(spec.variant))
-    except (TaskError, ValidationError):  # a task or variant the preset no longer plans
+    except (TaskError, ValidationError):  # a task or variant the preset no longer plans; a user's task
         return False
     return (spec.model, spec.train, spec.train_range, spec.bins) == \
         (plan.model, plan.train, plan.task.train_range, plan.task.bins)
@@ -259,16 +259,29 @@ def in_progress(store: Store, *, preset: str | None = None, tasks: Iterable[str]
 
 
 def rows(store: Store, *, preset: str | None = None, tasks: Iterable[str] | None = None,
-         planned: bool = False) -> list[Row]:
+         planned: bool = False, known: Mapping[str, Task] | None = None) -> list[Row]:
     """A row per (task, variant, model, preset) among the store's intact runs; ``planned``: only the
-    runs of ``preset`` trained as it plans them now (:func:`as_planned`)."""
+    runs of ``preset`` trained as it plans them now (:func:`as_planned`). ``known``: tasks by name
+    that the registry does not hold (a user's, given as ``MODULE:TASK``); a stored task neither
+    holds still gets its row, from what its runs' specs say, without a prediction."""
     groups: dict[tuple, list[StoredRun]] = defaultdict(list)
     for run in selected(store, preset=preset, tasks=tasks, planned=planned):
         groups[(run.spec.task, run.spec.variant, run.spec.preset, _model(run.spec), run.spec.train)].append(run)
     predictions: dict = {}
     settings = _settings_apart(list(groups))
     ordered = sorted(groups.items(), key=lambda item: (item[0][:4], settings.get(item[0], "")))
-    return [_labelled(row_of(runs, predictions), settings.get(key)) for key, runs in ordered]
+    return [_labelled(row_of(runs, predictions, _task_named(key[0], known)), settings.get(key))
+            for key, runs in ordered]
+
+
+def _task_named(name: str, known: Mapping[str, Task] | None) -> Task | None:
+    """The task of a stored run: one given, or the registry's; None where neither has it."""
+    if known and name in known:
+        return known[name]
+    try:
+        return registry.get(name)
+    except TaskError:
+        return None
 
 
 def _settings_apart(keys: Sequence[tuple]) -> dict[tuple, str]:
@@ -299,26 +312,35 @@ def _model(spec) -> str:
     return spec.model.label if sampler == "python" else f"{spec.model.label} ({sampler} batches)"
 
 
-def row_of(runs: Sequence[StoredRun], predictions: dict | None = None) -> Row:
-    """The row of runs that share task, variant, preset and model (``predictions``: a cache)."""
+def row_of(runs: Sequence[StoredRun], predictions: dict | None = None, task: Task | None = None) -> Row:
+    """The row of runs that share task, variant, preset and model (``predictions``: a cache;
+    ``task``: the runs' task, else the registry's; where neither is known, the row has what the
+    runs' specs say and no prediction)."""
     first = runs[0].spec
-    task = registry.get(first.task)
+    if task is None:
+        task = _task_named(first.task, None)
     rule = PRESETS.get(first.preset)
     counted = rule.counted(runs) if rule else list(runs)
     columns = list(zip(*(r.accuracy for r in counted)))
     mean = tuple(statistics.fmean(c) for c in columns)
     spread = tuple(statistics.pstdev(c) for c in columns)
-    as_trained = dataclasses.replace(task, train_range=first.train_range or task.train_range,
-                                     bins=first.bins or task.bins)  # a preset may train other lengths (D_3 for D_4)
-    predicted, basis = _prediction(as_trained, first.variant, {} if predictions is None else predictions)
-    published = _published(task, first.variant)
+    bins = first.bins or (task.bins if task else ())
+    if task is None:
+        predicted, basis = "undetermined", (f"task {first.task!r} is not in the suite: give it as MODULE:TASK "
+                                            f"(crasp report MODULE:TASK) to predict it")
+        published, published_bins, published_trained = None, bins, first.training_bin
+    else:
+        as_trained = dataclasses.replace(task, train_range=first.train_range or task.train_range,
+                                         bins=bins)  # a preset may train other lengths (D_3 for D_4)
+        predicted, basis = _prediction(as_trained, first.variant, {} if predictions is None else predictions)
+        published, published_bins, published_trained = _published(task, first.variant), task.bins, task.training_bin
     trained = first.training_bin
     examples = first.train.test_size
     intervals = tuple(mean_interval(list(c), examples) for c in columns)
-    return Row(first.task, first.variant, first.preset, _model(first), first.bins or task.bins, task.bins,
+    return Row(first.task, first.variant, first.preset, _model(first), bins, published_bins,
                trained, predicted, basis, len(runs), len(counted), mean, spread,
                decide(intervals, trained) if intervals else Outcome.NOT_LEARNED, published,
-               outcome(published, task.training_bin) if published else None,
+               outcome(published, published_trained) if published else None,
                intervals, tuple(tuple(r.accuracy) for r in counted), examples, training_seconds(runs))
 
 
@@ -370,7 +392,7 @@ class Running:
 def running(groups: Sequence[InProgress]) -> list[Running]:
     """A :class:`Running` per seed of each group in progress, as the report lists them."""
     return [Running(group.group_key, group.spec, seed, group.step, group.total_steps,
-                    (tuple(group.spec.bins or registry.get(group.spec.task).bins) if group.spec else None),
+                    (tuple(group.spec.bins) if group.spec and group.spec.bins else None),
                     tuple(history[-1][1]) if history else None)
             for group in groups for seed, history in zip(group.seeds, group.history)]
 
@@ -516,13 +538,13 @@ def plot(table: list[Row], task: str):
 
 
 def write(store: Store, out: str | Path, *, preset: str | None = None, tasks: Iterable[str] | None = None,
-          table: list[Row] | None = None, planned: bool = False) -> Path:
+          table: list[Row] | None = None, planned: bool = False, known: Mapping[str, Task] | None = None) -> Path:
     """Write ``report.md`` and one PNG per task under ``out`` (``out/TASK.png``); returns the
     markdown's path. ``table``: the store's :func:`rows` for ``preset``, ``tasks`` and ``planned``,
-    if known."""
+    if known; ``known``: as for :func:`rows`."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    table = rows(store, preset=preset, tasks=tasks, planned=planned) if table is None else table
+    table = rows(store, preset=preset, tasks=tasks, planned=planned, known=known) if table is None else table
     left_out = 0
     if planned:
         left_out = len(selected(store, preset=preset, tasks=tasks)) - sum(row.runs for row in table)

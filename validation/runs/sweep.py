@@ -65,10 +65,11 @@ class Validation:
     counted: tuple[StoredRun, ...]
 
 
-def validate(task_name: str, preset: Preset, variant: str = "ape", *, store: Store, seeds: int | None = None,
+def validate(task_name: str | Task, preset: Preset, variant: str = "ape", *, store: Store, seeds: int | None = None,
              device: str | Machine = "cpu", progress: Progress | None = None, plan: Plan | None = None) -> Validation:
-    """Train (or find in ``store``) seeds 0, 1, ... of the preset's plan until ``seeds`` count."""
-    task = registry.get(task_name)
+    """Train (or find in ``store``) seeds 0, 1, ... of the preset's plan until ``seeds`` count
+    (``task_name``: a name the registry knows, or the task itself)."""
+    task = task_name if isinstance(task_name, Task) else registry.get(task_name)
     kind = Variant.parse(variant)
     plan = plan or preset.plan(task, kind)
     wanted = seeds if seeds is not None else preset.seeds_for(task)

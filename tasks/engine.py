@@ -13,7 +13,10 @@ it after that, and the prediction lists what it skipped. A batch's first pass (t
 Containment, applied after every finding: a NoPE transformer is an APE transformer whose
 positional table is zero, and plain C-RASP is contained in C-RASP[periodic, local], so every APE
 "does not generalize" is also a NoPE finding and every NoPE "generalizes" an APE finding (marked
-``carried_from``). APE and NoPE are gathered together whenever either is asked for.
+``carried_from``). A carried finding is left out only where the scheme holds one of the same
+source and claim at least as strong (:func:`carried`), so a scheme whose own finding is weaker
+takes the stronger one, is settled by it, and the combiner decides on the strongest. APE and NoPE
+are gathered together whenever either is asked for.
 
 Nothing here catches an exception: a source that raises is a bug, reported as one.
 
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Mapping, Sequence
 
 from .evidence import SOURCES, Cost, Evidence
 from .findings import Finding, Verdict
@@ -46,17 +50,37 @@ class Gathered:
     skipped: dict[str, tuple[str, ...]]
 
 
-def _carried(own: dict[str, list[Finding]], scheme: str) -> list[Finding]:
-    """The findings of the other scheme that hold for ``scheme`` by containment, except a claim
-    the scheme already has from the same source."""
+def carried(own: Mapping[str, Sequence[Finding]], scheme: str) -> list[Finding]:
+    """The findings of the other scheme that hold for ``scheme`` by containment (:data:`CARRIED`),
+    marked ``carried_from``. One is left out only where ``scheme`` already holds a finding of the
+    same source and claim at least as strong: a stronger one is always carried, so the combiner
+    sees the strongest finding of each direction, whatever the scheme found itself.
+
+    >>> from tasks.findings import Reason, Strength
+    >>> def program(strength):
+    ...     return Finding("program", Verdict.GENERALIZES, strength, "checked", Reason.PROGRAM_VERIFIED)
+    >>> own = {"ape": [program(Strength.EXTRAPOLATED)], "nope": [program(Strength.VERIFIED)]}
+    >>> [(f.strength.value, f.carried_from) for f in carried(own, "ape")]
+    [('verified', 'nope')]
+    >>> carried({"ape": [program(Strength.VERIFIED)], "nope": [program(Strength.VERIFIED)]}, "ape")
+    []
+    """
     out = []
     for (origin, claim), target in CARRIED.items():
         if target != scheme or origin not in own:
             continue
-        mine = {(f.source, f.claim) for f in own[scheme] if f.decisive}
+        held = [f for f in own.get(scheme, ()) if f.decisive and f.claim is claim]
         out += [dataclasses.replace(f, carried_from=origin) for f in own[origin]
-                if f.decisive and f.claim is claim and (f.source, claim) not in mine]
+                if f.decisive and f.claim is claim
+                and not any(g.source == f.source and g.claimed_strength.rank >= f.claimed_strength.rank
+                            for g in held)]
     return out
+
+
+def contained(own: Mapping[str, Sequence[Finding]]) -> dict[str, tuple[Finding, ...]]:
+    """Per scheme its own findings, then those carried over (:func:`carried`): what
+    :func:`tasks.predict.combine` reads."""
+    return {scheme: (*findings, *carried(own, scheme)) for scheme, findings in own.items()}
 
 
 def gather(evidence: Evidence, schemes) -> Gathered:
@@ -69,7 +93,7 @@ def gather(evidence: Evidence, schemes) -> Gathered:
     skipped: dict[str, list[str]] = {scheme: [] for scheme in wanted}
 
     def settled(scheme: str) -> bool:
-        return any(f.settles for f in (*own[scheme], *_carried(own, scheme)))
+        return any(f.settles for f in (*own[scheme], *carried(own, scheme)))
 
     task = evidence.task
     order = sorted(SOURCES, key=lambda source: source.cost(task))  # stable: the listed order within a cost
@@ -83,8 +107,7 @@ def gather(evidence: Evidence, schemes) -> Gathered:
                 continue
             evidence.open = {s for s in wanted if not settled(s)}
             own[scheme].append(source.assess(evidence, scheme))
-    findings = {scheme: (*own[scheme], *_carried(own, scheme)) for scheme in wanted}
-    return Gathered(findings, {scheme: tuple(names) for scheme, names in skipped.items()})
+    return Gathered(contained(own), {scheme: tuple(names) for scheme, names in skipped.items()})
 
 
-__all__ = ["gather", "Gathered", "CARRIED"]
+__all__ = ["gather", "Gathered", "CARRIED", "carried", "contained"]

@@ -185,7 +185,7 @@ def _upper(evidence: Evidence, scheme: str) -> tuple[list[LayerFinding], tuple |
             compiled = f"our compiler gives it {layers} layers, {attention} with attention heads"
         except CraspError as error:
             compiled = f"it does not compile: {error}"
-    strength = Strength.VERIFIED if report.reaches_constants else Strength.EXTRAPOLATED
+    strength = program_evidence.strength(report)
     findings.insert(0, LayerFinding(
         scheme, "at_most", count_depth,
         f"{candidate.origin} has count depth {count_depth}, so a transformer whose feed-forward blocks compute any "

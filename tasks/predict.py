@@ -5,14 +5,21 @@ trains (:data:`tasks.findings.SCHEMES`). The engine (:mod:`tasks.engine`) runs t
 evidence (:mod:`tasks.evidence`) cheapest first and stops for a scheme once it is settled;
 :func:`combine` turns a scheme's findings into its verdict (docs/predict.md):
 
-1. only findings that claim something count; each has a strength: proof > verified > extrapolated;
-2. the strongest claims decide; a weaker finding that disagrees is kept and shown as a conflict;
-3. two findings of strength verified or proof that disagree leave the verdict undetermined (one of
-   them is wrong, and neither may silently win);
-4. NoPE transformers are APE transformers without positional table, and plain C-RASP is contained
-   in C-RASP[periodic, local]: every APE "does not generalize" holds for NoPE, every NoPE
-   "generalizes" for APE (the finding says it was carried over);
-5. nothing claimed: undetermined, naming what is missing.
+1. only findings that claim something count; each has a strength, proof > verified > extrapolated;
+   a program's strength follows the rule of its verification (``tasks.evidence.programs.strength``);
+2. the strongest claims decide; a weaker finding that disagrees is kept, shown in the headline as a
+   conflict (``[conflicting, weaker: ...]``) and listed in ``conflicts``;
+3. two findings that disagree leave the verdict undetermined, basis ``conflict``, where both are of
+   strength verified or proof, or where neither is and nothing stronger claims anything: one of
+   them is wrong, and neither may silently win;
+4. containment: a NoPE transformer is an APE transformer without positional table, and plain
+   C-RASP is contained in C-RASP[periodic, local], so every APE "does not generalize" holds for
+   NoPE and every NoPE "generalizes" for APE; such a finding is carried over (and says so) unless
+   the receiving scheme holds the same source's claim at least as strongly, so the strongest
+   finding of either scheme decides by rules 1 to 3;
+5. nothing claimed: undetermined, naming what is missing (the findings whose reason is of the kind
+   "missing", such as ``NO_PROGRAM``), else what was inconclusive; where no source applies, why (a
+   scheme the theory does not cover first).
 
 Published labels are never evidence: they are the column a prediction is compared with
 (:attr:`Prediction.agrees`).
@@ -186,7 +193,8 @@ def _undetermined(findings: tuple[Finding, ...]) -> tuple[str, tuple[str, ...]]:
 
 
 def combine(findings: Iterable[Finding], skipped: Iterable[str] = ()) -> ClassVerdict:
-    """One scheme's verdict from its findings (the rules in the module docstring).
+    """One scheme's verdict from its findings, those carried over by containment among them
+    (:func:`tasks.engine.contained`): rules 1 to 3 and 5 of the module docstring.
 
     >>> strong = Finding("program", Verdict.GENERALIZES, Strength.VERIFIED, "checked to length 2,000",
     ...                  Reason.PROGRAM_VERIFIED)

@@ -153,7 +153,8 @@ def assess(evidence: Evidence, scheme: str) -> Finding:
     report = built.checked.report
     assert report is not None  # the finding is decisive: the program passed verification
     return replace(verified, details=(f"trackers: {trackers}", f"searched: {built.limits}", *verified.details),
-                   short=f"built from the automaton, reading {reads}; verified ({programs.brief(report)})")
+                   short=f"built from the automaton, reading {reads}; {programs.passes(report)} "
+                         f"({programs.brief(report)})")
 
 
 def _first_pass(built: Construction, trackers: str, reads: str) -> Finding:

@@ -4,9 +4,11 @@ Huang et al. 2025, Theorems 7 and 9: a function computed by a C-RASP[periodic, l
 expressed by a Limit Transformer with PERIODIC and LOCAL and identified from short inputs by
 their idealized learner, so an APE transformer length-generalizes on it; a plain C-RASP program
 (no positional predicates) gives the same for NoPE. A program counts only after it passed
-:func:`tasks.verify.verify` with inputs read off the program itself (every comparison taken to
-both sides of its threshold, lengths past twice its largest constant): the finding is
-``verified`` with those bounds, or ``extrapolated`` where its constants outran the inputs.
+:func:`tasks.verify.verify` with inputs read off the program itself. How strong its finding is
+follows one rule, :func:`strength` (stated in :data:`RULE`, and in docs/predict.md in the same
+words): ``verified`` only where the inputs reached every constant and exercised every comparison
+on both sides, else ``extrapolated``. The headline's wording (:func:`bounds`, :func:`brief`) reads
+the same :func:`coverage`, so it can never call a program verified that the rule does not.
 
 Candidates here: the user's programs and the task's library programs. Programs built from an
 automaton are :mod:`.regular`'s, programs found by synthesis :mod:`.synthesis`'s; both are
@@ -123,6 +125,67 @@ def candidates(evidence: Evidence) -> tuple[Checked, ...]:
     return tuple(check_candidate(evidence, kind, program, origin=origin) for kind, origin, program in found)
 
 
+class Coverage(enum.Enum):
+    """What a passing verification reached, as :func:`strength` reads it (the value: the few words
+    the one-line output shows)."""
+
+    COMPLETE = "every constant exercised"
+    """The inputs went past twice the largest constant (or to the task's longest input) and took
+    every comparison true, false and to its threshold (or the program compares nothing)."""
+    CONSTANT_NOT_REACHED = "its largest constant not reached"
+    """The program's largest constant outran the inputs."""
+    NOT_EXERCISED = "some comparisons not exercised"
+    """Some comparison never came out true, or false, or at its threshold."""
+
+
+RULE = ("a program that passed verification is `verified` only when the inputs went past twice its largest "
+        "constant (or to the task's longest input) and took every comparison true, false and to its threshold; "
+        "otherwise it is `extrapolated`")
+"""The strength rule of a program's verification in words: docs/predict.md states it in these words
+(a test checks), and :func:`strength` is its code."""
+
+
+def coverage(report: Report) -> Coverage:
+    """What the verification ``report`` reached (see :class:`Coverage`); the constants first.
+
+    >>> import tasks
+    >>> from crasp.parser import parse
+    >>> from tasks.verify import verify
+    >>> program = parse('''
+    ... alphabet {"<bos>", "<eos>"}
+    ... ONES = #"1" > #"0"
+    ... next "1" = "<sep>" && ONES
+    ... next "0" = "<sep>" && !ONES
+    ... next "<eos>" = !"<sep>"
+    ... ''')
+    >>> report = verify(tasks.get("bin_majority"), program, exhaustive_length=6, samples=4, max_length=40)
+    >>> coverage(report), strength(report).value
+    (<Coverage.COMPLETE: 'every constant exercised'>, 'verified')
+    >>> never = parse('''
+    ... alphabet {"<bos>", "<eos>"}
+    ... ONES = #"1" > #"0"
+    ... TWO_STARTS = #"<bos>" >= 2
+    ... next "1" = "<sep>" && ONES && !TWO_STARTS
+    ... next "0" = "<sep>" && !ONES
+    ... next "<eos>" = !"<sep>"
+    ... ''')
+    >>> report = verify(tasks.get("bin_majority"), never, exhaustive_length=6, samples=4, max_length=40)
+    >>> report.ok, coverage(report).value, strength(report).value
+    (True, 'some comparisons not exercised', 'extrapolated')
+    """
+    if not report.reaches_constants:
+        return Coverage.CONSTANT_NOT_REACHED
+    if report.unexercised:
+        return Coverage.NOT_EXERCISED
+    return Coverage.COMPLETE
+
+
+def strength(report: Report) -> Strength:
+    """The strength of a "generalizes" resting on a program that passed verification with
+    ``report``: the one rule (:data:`RULE`) every source of programs and the layer bounds apply."""
+    return Strength.VERIFIED if coverage(report) is Coverage.COMPLETE else Strength.EXTRAPOLATED
+
+
 def finding(candidates: list[Checked], scheme: str, source: str = "program",
             missing: tuple[str, ...] = (), references: tuple[str, ...] = (THEOREMS,)) -> Finding:
     """The finding of a list of verified candidates for ``scheme`` ("nope": plain ones only):
@@ -136,14 +199,13 @@ def finding(candidates: list[Checked], scheme: str, source: str = "program",
         kind = scheme_named(scheme).program_kind
         return open_question(source, f"missing: a verified {kind} program", Reason.NO_PROGRAM,
                              (*missing, *failed))
-    best = min(passed, key=lambda c: (not _reaches(c), c.passed()[0].info.depth))
+    best = min(passed, key=lambda c: (-strength(c.passed()[1]).rank, c.passed()[0].info.depth))
     report = best.passed()[1]
-    strength = Strength.VERIFIED if _reaches(best) else Strength.EXTRAPOLATED
     others = [describe(c) for c in passed if c is not best]
     shown = [] if best.kind in (Origin.GIVEN, Origin.LIBRARY) else [listing(best.program)]
-    return Finding(source, Verdict.GENERALIZES, strength, bounds(report), Reason.PROGRAM_VERIFIED,
+    return Finding(source, Verdict.GENERALIZES, strength(report), bounds(report), Reason.PROGRAM_VERIFIED,
                    (describe(best), *shown, *(f"also: {line}" for line in others), *failed),
-                   references, program=best.program, short=f"{BRIEF[best.kind]} verified ({brief(report)})")
+                   references, program=best.program, short=f"{BRIEF[best.kind]} {passes(report)} ({brief(report)})")
 
 
 def assess(evidence: Evidence, scheme: str) -> Finding:
@@ -179,21 +241,18 @@ def _says(task: Task, scheme: str) -> tuple[str, ...]:
 SOURCE = Source(NAME, frozenset({"ape", "nope"}), frozenset({Verdict.GENERALIZES}), cheap, assess)
 
 
-def _reaches(candidate: Checked) -> bool:
-    return candidate.passed()[1].reaches_constants
-
-
 def bounds(report: Report) -> str:
-    """The headline's account of what a verification checked.
+    """The headline's account of what a verification checked, worded by :func:`coverage`.
 
     For example "program checked on all 2,046 inputs to length 10 and 640 inputs to length 2,000,
     every constant exercised"."""
     longer = report.sampled_inputs + report.derived_inputs
     text = (f"program checked on all {report.exhaustive_inputs:,} inputs to length {report.exhaustive_length} and "
             f"{longer:,} inputs to length {report.reach:,}")
-    if not report.reaches_constants:
+    reached = coverage(report)
+    if reached is Coverage.CONSTANT_NOT_REACHED:
         return text + f"; its largest constant {report.largest_constant:,} is beyond twice the inputs' length"
-    if report.unexercised:
+    if reached is Coverage.NOT_EXERCISED:
         return text + "; not exercised on both sides: " + "; ".join(e.describe() for e in report.unexercised[:3])
     return text + (", every constant exercised" if report.exercised else ", no constants to exercise")
 
@@ -205,10 +264,15 @@ BRIEF = {Origin.GIVEN: "your program", Origin.LIBRARY: "the library's program",
 
 
 def brief(report: Report) -> str:
-    """What a verification reached, in a few words: "to length 2,000, every constant exercised"."""
-    exercised = ("its largest constant not reached" if not report.reaches_constants else
-                 "some comparisons not exercised" if report.unexercised else "every constant exercised")
-    return f"to length {report.reach:,}, {exercised}"
+    """What a verification reached, in a few words (:func:`coverage`): "to length 2,000, every
+    constant exercised"."""
+    return f"to length {report.reach:,}, {coverage(report).value}"
+
+
+def passes(report: Report) -> str:
+    """How the one-line output says a program passed: "verified" where :func:`strength` says so,
+    else "passes its checks" (the strength column then says ``extrapolated``)."""
+    return "verified" if strength(report) is Strength.VERIFIED else "passes its checks"
 
 
 def listing(program: Program) -> str:
@@ -230,7 +294,7 @@ def describe(candidate: Checked) -> str:
     kind = ("a plain C-RASP program, so also NoPE (" + PLAIN_IN_APE + ")" if info.plain else
             "a C-RASP[periodic, local] program using " + " and ".join(needs))
     size = message_size(checked, splits=(1024,))
-    return (f"{candidate.origin}: {kind}, {len(checked.definitions)} definitions; verified on "
+    return (f"{candidate.origin}: {kind}, {len(checked.definitions)} definitions; checked on "
             f"{report.exhaustive_inputs} inputs exhaustively (length <= {report.exhaustive_length}), "
             f"{report.sampled_inputs} from the task's distribution up to length {report.max_sampled_length} and "
             f"{report.derived_inputs} read off the program up to length {report.reach} (largest constant "
@@ -239,4 +303,4 @@ def describe(candidate: Checked) -> str:
 
 
 __all__ = ["SOURCE", "NAME", "Origin", "Checked", "check_candidate", "candidates", "verified", "finding", "bounds",
-           "describe"]
+           "describe", "Coverage", "coverage", "strength", "RULE", "brief", "passes"]

@@ -17,6 +17,7 @@ from .registry import (
     Task,
     TaskError,
     all_tasks,
+    balanced,
     get,
     names,
     register,
@@ -24,4 +25,4 @@ from .registry import (
 )
 
 __all__ = ["BOS", "EOS", "SEP", "Anchor", "Example", "Format", "Labels", "Task", "TaskError",
-           "all_tasks", "get", "names", "register", "task"]
+           "all_tasks", "balanced", "get", "names", "register", "task"]

@@ -248,6 +248,37 @@ def _map(todo: list[tuple[int, Request]], processes: int, lines: Callable[[str],
         yield from pool.imap_unordered(_run, todo, chunksize=1)
 
 
+def predicted(task: Task, *, programs: Sequence = (), budget: Budget | None = None, seed: int = 0,
+              synthesis: bool = True, schemes: Sequence[str] | None = None, use_cache: bool = True,
+              progress: Callable[[str], None] | None = None) -> Prediction:
+    """The prediction ``crasp predict TASK`` makes for ``task`` (its default budget, synthesis on,
+    every scheme, the user's candidate ``programs``), read from the cache where kept and kept there
+    when computed. ``crasp validate`` records this prediction with its runs, so a report and
+    ``crasp predict`` give one verdict.
+
+    >>> import os, tempfile
+    >>> os.environ["CRASP_CACHE_DIR"] = tempfile.mkdtemp()
+    >>> from tasks import registry
+    >>> from tasks.findings import QUICK
+    >>> predicted(registry.get("parity"), budget=QUICK).ape.verdict.value
+    'does not generalize'
+    """
+    from crasp.printer import format_program
+
+    from .findings import DEFAULT
+
+    request = Request(task.name, budget or DEFAULT, seed, synthesis, tuple(schemes) if schemes else None,
+                      programs=tuple(format_program(p) for p in programs))
+    found = cached(request, task) if use_cache else None
+    if found is not None:
+        return found
+    prediction = predict(task, schemes=request.schemes, programs=list(programs), budget=request.budget, seed=seed,
+                         synthesis=synthesis, progress=progress)
+    if use_cache:
+        keep(request, task, prediction)
+    return prediction
+
+
 def predict_named(names: Iterable[str], *, budget: Budget, seed: int = 0, synthesis: bool = True,
                   schemes: Sequence[str] | None = None, processes: int | None = None, use_cache: bool = True,
                   progress: Callable[[int, int, str], None] | None = None) -> list[Prediction | TaskError]:
@@ -256,5 +287,5 @@ def predict_named(names: Iterable[str], *, budget: Budget, seed: int = 0, synthe
     return predict_requests(requests, processes=processes, use_cache=use_cache, progress=progress)
 
 
-__all__ = ["Request", "predict_requests", "predict_named", "cached", "keep", "fingerprint", "tool_stamp",
+__all__ = ["Request", "predict_requests", "predict_named", "predicted", "cached", "keep", "fingerprint", "tool_stamp",
            "processes_default"]

@@ -75,6 +75,45 @@ def task(
     return wrap
 
 
+def balanced(draw: Callable[[int, np.random.Generator], Sequence[str]], answer: Callable[[tuple[str, ...]], object],
+             *, tries: int = 200) -> Callable[[int, np.random.Generator], tuple[str, ...]]:
+    """A sampler that gives an accept task's two answers equally often, as far as ``draw`` finds
+    them: half of the time its first draw, else a draw (at most ``tries``) whose answer differs
+    from the first one's. Where ``draw`` alone gives one answer nearly always (a rare "accept"), a
+    test of it is trivial: a model that answers the same whatever the input scores nearly 100%
+    (docs/validation.md, the baseline).
+
+    It keeps no state, so a generator seeded alike gives the same inputs (test sets stay the same
+    from run to run). Where no other answer turns up in ``tries`` draws (none exists at that
+    length, or it is very rare), the first draw is returned; with more than two answers, each is
+    drawn at least as often as by ``draw`` alone when it is the rarer one, but not exactly equally.
+
+    >>> import numpy as np
+    >>> more_c = lambda x: x.count("c") > len(x) / 2
+    >>> uniform = lambda n, rng: tuple(rng.choice(["a", "b", "c"], size=n))
+    >>> sampler = balanced(uniform, more_c)
+    >>> rng = np.random.default_rng(0)
+    >>> share = sum(more_c(sampler(12, rng)) for _ in range(400)) / 400
+    >>> 0.4 < share < 0.6, sum(more_c(uniform(12, rng)) for _ in range(400)) / 400 < 0.2
+    (True, True)
+    """
+    if tries < 1:
+        raise TaskError(f"balanced: tries={tries}, at least 1 is needed")
+
+    def sample(n: int, rng: np.random.Generator) -> tuple[str, ...]:
+        first = tuple(draw(n, rng))
+        if rng.random() < 0.5:
+            return first
+        given = answer(first)
+        for _ in range(tries):
+            other = tuple(draw(n, rng))
+            if answer(other) != given:
+                return other
+        return first
+
+    return sample
+
+
 def registered() -> dict[str, Task]:
     """The registered tasks by name, the built-in suite included (the live table: do not modify)."""
     _load_builtin()

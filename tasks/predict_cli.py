@@ -76,22 +76,16 @@ def _schemes(args) -> tuple[str, ...] | None:
 
 def _predict_one(args, out, err) -> int:
     from crasp.cli import load_program
-    from crasp.printer import format_program
 
-    from .batch import Request, cached, keep
-    from .predict import explain, predict, summary
+    from .batch import predicted
+    from .predict import explain, summary
 
     task = registry.get(args.task)
     programs = [load_program(path) for path in args.program or []]
-    request = Request(args.task, _budget(args), args.seed, not args.no_synthesis, _schemes(args),
-                      programs=tuple(format_program(p) for p in programs))
-    prediction = cached(request, task) if not args.no_cache else None
-    if prediction is None:
-        progress = None if args.quiet else (lambda line: print(f"  {line}", file=err, flush=True))
-        prediction = predict(task, schemes=request.schemes, programs=programs, budget=request.budget, seed=args.seed,
-                             synthesis=request.synthesis, progress=progress)
-        if not args.no_cache:
-            keep(request, task, prediction)
+    progress = None if args.quiet else (lambda line: print(f"  {line}", file=err, flush=True))
+    prediction = predicted(task, programs=programs, budget=_budget(args), seed=args.seed,
+                           synthesis=not args.no_synthesis, schemes=_schemes(args), use_cache=not args.no_cache,
+                           progress=progress)
     if args.program_out:
         _save_program(prediction, args.program_out, err)
     if args.json:

@@ -15,7 +15,7 @@ the token sequence a model (or a program) sees, with the positions whose next st
 from __future__ import annotations
 
 from . import catalogue
-from .catalogue import all_tasks, names, register, task  # noqa: F401 - the public face
+from .catalogue import all_tasks, balanced, names, register, task  # noqa: F401 - the public face
 from .types import (  # noqa: F401 - the public face
     BOS, EOS, INVALID, SEP, Anchor, Dataset, Example, Format, Labels, Task, TaskError, training_bin,
 )

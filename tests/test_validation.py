@@ -643,7 +643,7 @@ def test_crasp_validate_and_report_on_the_command_line(tmp_path):
     assert main(["report", "--store", store, "--out", folder], out, err) == 0
     (run,) = Store(store).runs()
     took = report.duration_text(run.wall_time)  # one run: its own wall time
-    assert f"| bin_majority | ape | cpu | 1l1h16d | 1/1 | {took} | 400 | generalizes |" in out.getvalue()
+    assert f"| bin_majority | ape | cpu | 1l1h16d | 1/1 | {took} | 400 | generalizes (verified) |" in out.getvalue()
     assert (tmp_path / "report" / "bin_majority.png").is_file()
     err = io.StringIO()
     assert main(["report", "--store", str(tmp_path / "nowhere")], io.StringIO(), err) == 1
@@ -738,10 +738,14 @@ def test_report_json_gives_the_rows_and_the_written_paths(tiny_cli, tmp_path):
     (row,) = document["rows"]
     assert {"task", "variant", "preset", "model", "runs", "counted", "examples", "predicted", "basis", "bins",
             "mean", "spread", "intervals", "seeds", "observed", "published", "published_outcome", "agreement",
-            "trained", "published_bins", "training_seconds"} == set(row)
+            "trained", "published_bins", "training_seconds", "baseline", "strength", "prediction",
+            "prediction_source"} == set(row)
     assert (row["task"], row["preset"], row["model"], row["runs"], row["counted"], row["examples"]) == \
         ("bin_majority", "tiny", "1l1h16d", 1, 1, QUICK.test_size)
     assert row["predicted"] == "generalizes" and row["observed"] in [o.value for o in report.Outcome]
+    assert (row["strength"], row["prediction"]) == ("verified", "generalizes (verified)")
+    assert row["prediction_source"] == "recorded when trained (budget default)"
+    assert len(row["baseline"]) == 3 and all(0.0 < b < 0.9 for b in row["baseline"])
     assert len(row["intervals"]) == 3 and set(row["intervals"][0]) == {"estimate", "low", "high", "method",
                                                                        "confidence"}
     assert all(i["low"] <= i["estimate"] <= i["high"] for i in row["intervals"])

@@ -67,17 +67,56 @@ def _print_runs(result, out) -> None:
               f"({run.steps} steps, {run.wall_time:.0f}s, {mark})", file=out)
 
 
-def _print_plans(rules, pairs: list[tuple[str, str]], seeds: int | None, err, known: dict) -> None:
-    """Before anything trains: per (task, variant), what will train and how many seeds are tried
-    (``known``: the tasks by name)."""
+def _print_plans(rules, pairs: list[tuple[str, str]], seeds: int | None, err, known: dict, predictions: dict) -> None:
+    """Before anything trains: per (task, variant), what will train and how many seeds are tried,
+    the prediction its runs will be compared with, and a warning where one constant answer covers
+    most of a bin's test inputs (``known``: the tasks by name)."""
     from validation.config import Variant
+    from validation.data.baseline import baselines, trivial_bins
     from validation.runs.protocol import plan_text
+    from validation.runs.spec import bin_labels
 
     for name, variant in pairs:
         task = known[name]
         plan = rules.plan(task, Variant.parse(variant))
         wanted = seeds if seeds is not None else rules.seeds_for(task)
         print(f"plan: {name} {variant}: {plan_text(rules, plan, wanted)}", file=err)
+        record = predictions[(name, variant)]
+        print(f"prediction: {name} {variant}: {record.text()} ({record.brief}; budget {record.budget})", file=err)
+        trivial = trivial_bins(plan.task, baselines(plan.task, min(plan.train.test_size, TRIVIAL_CHECK)))
+        if trivial:
+            shown = ", ".join(f"{label} ({share:.0%})" for label, (_, share) in
+                              zip(bin_labels([b for b, _ in trivial]), trivial))
+            print(f"crasp: warning: {name}: one constant answer is right on {shown} of the test inputs: a model "
+                  f"that learned nothing scores that much, so those bins cannot tell whether it generalizes "
+                  f"(draw inputs so that the answers are balanced)", file=err)
+
+
+TRIVIAL_CHECK = 1000
+"""The most test inputs per bin the warning about a trivial sampler draws (a bin's share of one
+answer is known to within a few points from them)."""
+
+
+def _predictions(rules, known: dict, pairs: list[tuple[str, str]], programs: list) -> dict:
+    """Per (task, variant), the prediction its runs are compared with, for the task as the preset
+    trains it, made before anything trains (a rejected ``--program`` stops the command here)."""
+    from validation.config import Variant
+    from validation.runs.prediction import prediction_for
+
+    return {(name, variant): prediction_for(rules.plan(known[name], Variant.parse(variant)).task, variant, programs)
+            for name, variant in pairs}
+
+
+def _programs(args) -> list:
+    """The ``--program`` files, parsed and checked (only with one task: a program is one task's)."""
+    if not args.program:
+        return []
+    from crasp.cli import load_program
+    from validation.config import ValidationError
+
+    if len(args.tasks) != 1 or args.family:
+        raise ValidationError("--program goes with one TASK (a program is written for one task)")
+    return [load_program(path) for path in args.program]
 
 
 def _run_json(result, run, store: str) -> dict:
@@ -141,11 +180,12 @@ def _stopped(stop, err) -> None:
           f"stored)", file=err)
 
 
-def _sweep_elsewhere(args, pairs: list[tuple[str, str]], err, rules=None) -> tuple[set[tuple[str, str]], bool]:
+def _sweep_elsewhere(args, pairs: list[tuple[str, str]], err, rules=None,
+                     predictions: dict | None = None) -> tuple[set[tuple[str, str]], bool]:
     """With ``--executor ray`` or ``side-by-side``, train every (task, variant) with it into the
     store first (the command then reads the results from it); the pairs that failed, and whether
     the time limit stopped the sweep. ``rules``: the preset (with any overrides), else the one
-    ``--preset`` names."""
+    ``--preset`` names; ``predictions``: per pair, the prediction its runs record."""
     from validation.runs.executors import Settings, executor, plan_jobs
 
     chosen = executor(args.executor, address=args.address, cpus=args.cpus_per_run, gpus=args.gpus_per_run,
@@ -156,7 +196,7 @@ def _sweep_elsewhere(args, pairs: list[tuple[str, str]], err, rules=None) -> tup
     jobs = plan_jobs(pairs, rules)
     settings = Settings(store=os.path.abspath(args.store), preset=rules, seeds=args.seeds,
                         device=getattr(args, "job_device", args.device), grid=getattr(args, "grid", False),
-                        step=args.step, deadline=args.machine.deadline)
+                        step=args.step, deadline=args.machine.deadline, predictions=dict(predictions or {}))
     tally = chosen.run(jobs, settings, report=lambda line: print(line, file=err, flush=True))
     for failure in tally.failed:
         print(f"crasp: error: {failure.job.task} {failure.job.variant} failed: {failure.why}", file=err)
@@ -248,10 +288,11 @@ def cmd_validate(args, out, err) -> int:
     if overrides:
         _make_plans(chosen, pairs, known)
     _device(args)
+    predictions = _predictions(chosen, known, pairs, _programs(args))
     if not args.grid:
-        _print_plans(chosen, pairs, args.seeds, err, known)
+        _print_plans(chosen, pairs, args.seeds, err, known, predictions)
     store = Store(args.store)
-    failed, stopped = _sweep_elsewhere(args, pairs, err, chosen if overrides else None)
+    failed, stopped = _sweep_elsewhere(args, pairs, err, chosen if overrides else None, predictions)
     results = []
     for name, variant in ([] if stopped else pairs):
         if (name, variant) in failed:
@@ -264,7 +305,7 @@ def cmd_validate(args, out, err) -> int:
             if args.sampler != "python":
                 plan = _with_sampler(plan or chosen.plan(known[name], Variant.parse(variant)), args.sampler, err)
             result = validate(known[name], chosen, variant, store=store, seeds=args.seeds, device=args.machine,
-                              progress=bar, plan=plan)
+                              progress=bar, plan=plan, prediction=predictions[(name, variant)])
         except Stopped as stop:
             _stopped(str(stop), err)
             stopped = True
@@ -485,6 +526,9 @@ def add_commands(commands) -> None:
                                  "sinusoidal, abs, abc, abc<kappa>, abc<kappa>-layers (encoder-decoder); repeat for "
                                  "several")
     validate_p.add_argument("--seeds", type=int, help="seeds that must count (default: the preset's)")
+    validate_p.add_argument("--program", action="append", metavar="FILE.cr",
+                            help="a candidate program for the prediction the runs are compared with, as crasp "
+                                 "predict --program takes it (with one TASK; repeatable)")
     validate_p.add_argument("--sampler", choices=["python", "device"], default="python",
                             help="draw training examples one at a time with the tasks' own samplers on the host "
                                  "(python, default) or as tensor operations on the run's device where a task can "

@@ -39,6 +39,8 @@ from validation.reports.statistics import (
     mean_interval,
     point,
 )
+from validation.data.baseline import TRIVIAL_SHARE, baselines
+from validation.runs.prediction import RecordedPrediction, prediction_for, scheme_of
 from validation.runs.protocol import PRESETS, Preset
 from validation.runs.spec import RunSpec, bin_labels
 from validation.runs.store import InProgress, Problem, Store, StoredRun
@@ -87,6 +89,19 @@ class Row:
     training_seconds: float = 0.0
     """Wall time the row's runs trained, each group of seeds trained together counted once
     (:func:`training_seconds`)."""
+    baseline: tuple[float, ...] = ()
+    """Per bin, the best constant answer's accuracy on the runs' test sets
+    (:mod:`validation.data.baseline`); empty where unknown."""
+    strength: str | None = None
+    """The prediction's strength (proof, verified, extrapolated; None when undetermined)."""
+    prediction_source: str = ""
+    """Where the prediction comes from: recorded with the runs when they trained, or computed for
+    the report (runs recorded before stores kept it), and at which budget."""
+
+    @property
+    def prediction(self) -> str:
+        """``generalizes (verified)``: the verdict and its strength."""
+        return f"{self.predicted} ({self.strength})" if self.strength else self.predicted
 
     @property
     def agreement(self) -> str:
@@ -96,7 +111,13 @@ class Row:
             return "inconclusive: no prediction"
         if self.counted == 0:
             return "inconclusive: no counted seed"
+        if self.observed is Outcome.TRIVIAL:
+            return f"inconclusive: trivial test (the best constant answer scores {_cells(self.baseline)})"
         if self.observed is Outcome.NOT_LEARNED:
+            at = self.intervals[self.trained] if self.intervals else None
+            if at is not None and self.baseline and at.low <= self.baseline[self.trained]:
+                return (f"inconclusive: not learned in-distribution (at the best constant answer, "
+                        f"{self.baseline[self.trained]:.3f})")
             return "inconclusive: not learned in-distribution"
         if self.observed is Outcome.BETWEEN:
             return "inconclusive: in between"
@@ -113,7 +134,7 @@ class Row:
                 "published": list(self.published) if self.published is not None else None,
                 "published_outcome": self.published_outcome.value if self.published_outcome else None,
                 "intervals": [i.to_json() for i in self.intervals], "seeds": [list(s) for s in self.seeds],
-                "agreement": self.agreement}
+                "baseline": list(self.baseline), "prediction": self.prediction, "agreement": self.agreement}
 
 
 PERCENT_FAMILIES = frozenset({"formal", "arithmetic"})
@@ -130,22 +151,6 @@ def _published(task, variant: str) -> tuple[float, ...] | None:
             values = tuple(anchor.bins)
             return tuple(v / 100 for v in values) if task.family in PERCENT_FAMILIES else values
     return None
-
-
-OUTSIDE_THEORY = {"rpe": "relative positions", "upe": "uniform positions", "sin": "Duan et al.'s encoder-decoder",
-                  "abs": "attention bias scaffolding", "abc": "attention bias calibration"}
-"""Positions the theory (a causal decoder with absolute positions or none) does not describe. On
-arithmetic tasks relative and uniform positions get the alignment check instead."""
-
-
-SCHEME_OF = {"ape": "ape", "nope": "nope", "rpe": "relative", "upe": "uniform"}
-"""The prediction engine's scheme for each kind of positions the harness trains."""
-
-
-def scheme_of(variant: str) -> str | None:
-    """The positional scheme of ``variant`` that :func:`tasks.predict.predict` speaks to (None for
-    Duan et al.'s encoder-decoder variants, which the theory does not describe)."""
-    return SCHEME_OF.get(Variant.parse(variant).positions)
 
 
 def relative_verdict(task, variant: str):
@@ -165,21 +170,47 @@ def relative_verdict(task, variant: str):
     return predict(task, schemes=[scheme], quick=True, synthesis=False).verdict(scheme)
 
 
-def _prediction(task, variant: str, cache: dict) -> tuple[str, str]:
-    """The toolkit's verdict for the task as trained (``cache``: keyed by task, lengths and scheme,
-    since presets may train one task on different lengths)."""
-    from tasks.evidence.alignment import applies
-    from tasks.predict import predict
+def _recorded(runs: Sequence[StoredRun]) -> tuple[RecordedPrediction | None, int]:
+    """The prediction the latest of ``runs`` recorded, and how many of the others recorded another
+    (a run trained by an earlier version of the toolkit, or with other programs)."""
+    records = [(run.finished_at, RecordedPrediction.from_json(run.compared_with["prediction"]))
+               for run in runs if "prediction" in run.compared_with]
+    if not records:
+        return None, 0
+    latest = max(records, key=lambda item: item[0])[1]
+    return latest, sum(record != latest for _, record in records)
 
-    scheme = scheme_of(variant)
-    positions = Variant.parse(variant).positions
-    if scheme is None or (scheme in ("relative", "uniform") and not applies(task)):
-        return "undetermined", f"{OUTSIDE_THEORY[positions]}: outside the theory (APE and NoPE)"
-    key = (task.name, task.train_range, task.bins, scheme)
+
+def _prediction(runs: Sequence[StoredRun], task: Task, variant: str, cache: dict) -> tuple[RecordedPrediction, str]:
+    """The prediction ``runs`` are compared with and where it comes from: recorded when they
+    trained, else computed now as ``crasp predict`` computes it (``cache``: by task and variant)."""
+    recorded, others = _recorded(runs)
+    if recorded is not None:
+        source = f"recorded when trained (budget {recorded.budget})"
+        if others:
+            source += f"; {others} of {len(runs)} runs recorded another prediction"
+        return recorded, source
+    key = (task.name, variant)
     if key not in cache:
-        cache[key] = predict(task, schemes=[scheme], quick=True, synthesis=False).verdict(scheme)
-    verdict = cache[key]
-    return verdict.verdict.value, verdict.basis
+        cache[key] = prediction_for(task, variant)
+    record = cache[key]
+    return record, f"computed for this report (budget {record.budget}): the runs recorded none"
+
+
+def _baseline(runs: Sequence[StoredRun], task: Task | None, cache: dict) -> tuple[float, ...]:
+    """Per bin, the best constant answer on the runs' test sets: as recorded when they trained, else
+    computed from the test sets drawn again (empty where the task is unknown)."""
+    for run in runs:
+        recorded = run.compared_with.get("baseline")
+        if recorded is not None and len(recorded) == len(run.accuracy):
+            return tuple(float(b) for b in recorded)
+    if task is None:
+        return ()
+    first = runs[0].spec
+    key = ("baseline", task.name, task.bins, first.train.test_size)
+    if key not in cache:
+        cache[key] = baselines(task, first.train.test_size)
+    return cache[key]
 
 
 def training_seconds(runs: Sequence[StoredRun]) -> float:
@@ -319,29 +350,43 @@ def row_of(runs: Sequence[StoredRun], predictions: dict | None = None, task: Tas
     first = runs[0].spec
     if task is None:
         task = _task_named(first.task, None)
+    cache = {} if predictions is None else predictions
     rule = PRESETS.get(first.preset)
     counted = rule.counted(runs) if rule else list(runs)
     columns = list(zip(*(r.accuracy for r in counted)))
     mean = tuple(statistics.fmean(c) for c in columns)
     spread = tuple(statistics.pstdev(c) for c in columns)
     bins = first.bins or (task.bins if task else ())
+    as_trained = None if task is None else dataclasses.replace(
+        task, train_range=first.train_range or task.train_range, bins=bins)  # a preset may train other lengths
+    baseline = _baseline(runs, as_trained, cache)
+    strength, source = None, ""
     if task is None:
-        predicted, basis = "undetermined", (f"task {first.task!r} is not in the suite: give it as MODULE:TASK "
-                                            f"(crasp report MODULE:TASK) to predict it")
+        recorded, others = _recorded(runs)
+        if recorded is None:
+            predicted, basis = "undetermined", (f"task {first.task!r} is not in the suite: give it as MODULE:TASK "
+                                                f"(crasp report MODULE:TASK) to predict it")
+        else:
+            predicted, basis, strength = recorded.verdict, recorded.basis, recorded.strength
+            source = f"recorded when trained (budget {recorded.budget})"
         published, published_bins, published_trained = None, bins, first.training_bin
     else:
-        as_trained = dataclasses.replace(task, train_range=first.train_range or task.train_range,
-                                         bins=bins)  # a preset may train other lengths (D_3 for D_4)
-        predicted, basis = _prediction(as_trained, first.variant, {} if predictions is None else predictions)
+        record, source = _prediction(runs, task, first.variant, cache)
+        predicted, basis, strength = record.verdict, record.basis, record.strength
         published, published_bins, published_trained = _published(task, first.variant), task.bins, task.training_bin
     trained = first.training_bin
     examples = first.train.test_size
     intervals = tuple(mean_interval(list(c), examples) for c in columns)
+    observed = (decide(intervals, trained, baseline=baseline or None) if intervals else Outcome.NOT_LEARNED)
     return Row(first.task, first.variant, first.preset, _model(first), bins, published_bins,
-               trained, predicted, basis, len(runs), len(counted), mean, spread,
-               decide(intervals, trained) if intervals else Outcome.NOT_LEARNED, published,
+               trained, predicted, basis, len(runs), len(counted), mean, spread, observed, published,
                outcome(published, published_trained) if published else None,
-               intervals, tuple(tuple(r.accuracy) for r in counted), examples, training_seconds(runs))
+               intervals, tuple(tuple(r.accuracy) for r in counted), examples, training_seconds(runs),
+               baseline, strength, source)
+
+
+def _cells(values: Sequence[float]) -> str:
+    return " / ".join(f"{v:.3f}" for v in values) if values else "-"
 
 
 def duration_text(seconds: float) -> str:
@@ -389,10 +434,18 @@ class Running:
     last: tuple[float, ...] | None
 
 
+def _bins_of(spec: RunSpec | None) -> tuple[tuple[int, int], ...] | None:
+    """A group's length bins: its spec's, else its task's (None where neither is known)."""
+    if spec is None:
+        return None
+    task = _task_named(spec.task, None)
+    return tuple(spec.bins or (task.bins if task else ())) or None
+
+
 def running(groups: Sequence[InProgress]) -> list[Running]:
     """A :class:`Running` per seed of each group in progress, as the report lists them."""
     return [Running(group.group_key, group.spec, seed, group.step, group.total_steps,
-                    (tuple(group.spec.bins) if group.spec and group.spec.bins else None),
+                    _bins_of(group.spec),
                     tuple(history[-1][1]) if history else None)
             for group in groups for seed, history in zip(group.seeds, group.history)]
 
@@ -438,8 +491,12 @@ RULE = (f"Observed: per length bin, the mean over the counted seeds with its {CO
         "and every seed's accuracy. Outcome, from the intervals: learned when the training bin (the first, but for "
         f"Xu et al.'s tasks) is entirely ≥ {LEARNED}; kept when every other bin is entirely ≥ {KEPT}; collapsed "
         f"when the longest is entirely ≤ {COLLAPSED}; in between when neither can hold; inconclusive when an "
-        "interval straddles a threshold. Published numbers are read with the same rule as points (the papers "
-        "give no intervals).")
+        "interval straddles a threshold. Baseline: per bin, the accuracy of the best constant answer (the same "
+        "answer at each output position whatever the input) on the same test inputs; a bin the constant answer "
+        f"alone passes (the training bin at {LEARNED}, another at {KEPT}) tells nothing and is left out, and a row "
+        "left with nothing to tell is trivial (the sampler makes the test easy), never kept. Published numbers are "
+        "read with the same rule as points (the papers give no intervals). Prediction: the verdict and its "
+        "strength as `crasp predict` gives them, recorded with the runs when they trained.")
 """The report's statement of its rule, above the table."""
 
 
@@ -451,14 +508,15 @@ def markdown(table: list[Row], problems: Sequence[Problem] = (), plots: dict[str
     it plans now, when the table holds only those it plans)."""
     lines = [f"# {title}", "", RULE, "",
              "| task | variant | preset | model | seeds (counted/run) | training time | test inputs per bin | prediction | "
-             f"length bins | observed: mean [{CONFIDENCE:.0%} interval] | each seed | outcome | published (paper's bins) "
-             "| published outcome | agrees |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             f"length bins | observed: mean [{CONFIDENCE:.0%} interval] | each seed | baseline | outcome | "
+             "published (paper's bins) | published outcome | agrees |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in table:
         lines.append(
             f"| {row.task} | {row.variant} | {row.preset} | {row.model} | {row.counted}/{row.runs} | "
-            f"{duration_text(row.training_seconds)} | {row.examples or '-'} | {row.predicted} | {' / '.join(bin_labels(row.bins))} | "
-            f"{interval_cells(row.intervals)} | {seed_cells(row.seeds)} | {row.observed.value} | "
+            f"{duration_text(row.training_seconds)} | {row.examples or '-'} | {row.prediction} | "
+            f"{' / '.join(bin_labels(row.bins))} | {interval_cells(row.intervals)} | {seed_cells(row.seeds)} | "
+            f"{_cells(row.baseline)} | {row.observed.value} | "
             f"{table_cells(row.published or ())} | "
             f"{row.published_outcome.value if row.published_outcome else '-'} | {row.agreement} |")
     tally = agreement(table)
@@ -468,6 +526,14 @@ def markdown(table: list[Row], problems: Sequence[Problem] = (), plots: dict[str
         lines += ["", f"Training time of these runs, the rows' added up: {duration_text(sum(r.training_seconds for r in table))} "
                       "(wall time on the machines that trained them, evaluation included; each group of seeds trained "
                       "together counted once, rows trained side by side each their own)."]
+    sources = sorted({row.prediction_source for row in table if row.prediction_source})
+    if sources:
+        lines += ["", "Predictions: " + "; ".join(sources) + "."]
+    trivial = [row for row in table if any(b >= TRIVIAL_SHARE for b in row.baseline)]
+    if trivial:
+        lines += ["", "Warning: on " + ", ".join(sorted({f"{row.task} ({' / '.join(bin_labels(row.bins))})" for row in trivial}))
+                  + f" one constant answer is right on {TRIVIAL_SHARE:.0%} or more of a bin's test inputs: the sampler "
+                  "makes those bins easy, and they say nothing about length generalization."]
     if left_out:
         lines += ["", f"{left_out} stored run{'s' if left_out != 1 else ''} of this preset trained with other settings "
                       "than it plans now (an earlier budget, or `--set`) are left out."]
@@ -526,6 +592,9 @@ def plot(table: list[Row], task: str):
         if row.published:
             axes.plot(centres, row.published, color=colour, linestyle="--", marker="x",
                       label=f"{row.variant} published")
+        if row.baseline:
+            axes.plot(centres, row.baseline, color=colour, linestyle=":", alpha=0.7,
+                      label=f"{row.variant} best constant answer")
     predicted = ", ".join(sorted({f"{r.variant}: {r.predicted}" for r in chosen}))
     ticks = [label if label == paper else f"{label}\n(paper {paper})"
              for label, paper in zip(bin_labels(chosen[0].bins), bin_labels(chosen[0].published_bins))]

@@ -151,10 +151,12 @@ class Outcome(enum.Enum):
     BETWEEN = "in between"
     NOT_LEARNED = "not learned"
     INCONCLUSIVE = "inconclusive"
+    TRIVIAL = "trivial"
+    """The test cannot tell: the best constant answer alone passes the bins the outcome rests on."""
 
 
 def decide(bins: Sequence[Interval], trained: int = 0, *, learned: float = LEARNED, kept: float = KEPT,
-           collapsed: float = COLLAPSED) -> Outcome:
+           collapsed: float = COLLAPSED, baseline: Sequence[float] | None = None) -> Outcome:
     """The outcome of a row from its bins' intervals (``trained``: the training bin's index).
 
     Not learned: the training bin entirely below ``learned``. Otherwise, once the training bin is
@@ -163,22 +165,37 @@ def decide(bins: Sequence[Interval], trained: int = 0, *, learned: float = LEARN
     below ``kept`` and the longest entirely above ``collapsed``. Anything else (an interval across a
     threshold) is inconclusive.
 
+    ``baseline``: per bin, the accuracy of the best constant answer
+    (:mod:`validation.data.baseline`). A bin the constant answer alone passes (the training bin at
+    ``learned``, another at ``kept``) tells nothing and is left out; where the training bin is such a
+    bin, or every other bin is, the outcome is trivial. Every bin left is then above its baseline
+    whenever it passes, so no row at its baseline is kept.
+
     >>> decide([point(1.0), point(0.26), point(0.0)]).value, decide([point(0.5), point(0.5)]).value
     ('collapsed', 'not learned')
     >>> decide([wilson(360, 400), wilson(400, 400)]).value  # 0.9, but the interval reaches below it
     'inconclusive'
+    >>> decide([point(1.0), point(1.0), point(1.0)], baseline=(0.91, 0.99, 1.0)).value
+    'trivial'
+    >>> decide([point(1.0), point(1.0), point(0.2)], baseline=(0.5, 0.99, 0.5)).value  # the middle bin says nothing
+    'collapsed'
     """
     if not bins:
         raise ValueError("no bins")
+    if baseline is not None and len(baseline) != len(bins):
+        raise ValueError(f"{len(baseline)} baselines for {len(bins)} bins")
     training = bins[trained]
+    if baseline is not None and baseline[trained] >= learned:
+        return Outcome.TRIVIAL
     if training.below(learned):
         return Outcome.NOT_LEARNED
     if not training.at_least(learned):
         return Outcome.INCONCLUSIVE
-    others = [b for k, b in enumerate(bins) if k != trained]
+    others = [b for k, b in enumerate(bins) if k != trained and (baseline is None or baseline[k] < kept)]
     if not others:
-        return Outcome.INCONCLUSIVE
-    longest = bins[-1] if trained != len(bins) - 1 else others[-1]
+        told = baseline is not None and len(bins) > 1
+        return Outcome.TRIVIAL if told else Outcome.INCONCLUSIVE
+    longest = others[-1]
     if all(b.at_least(kept) for b in others):
         return Outcome.KEPT
     if longest.at_most(collapsed):

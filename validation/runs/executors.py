@@ -65,6 +65,9 @@ class Settings:
     """How each optimizer step is taken (:func:`validation.training.group.stepping`; None: auto)."""
     deadline: float | None = None
     """When to stop, saved, for the same sweep to resume later (a ``time.time()`` value; None: never)."""
+    predictions: dict = field(default_factory=dict)
+    """Per (task, variant), the :class:`~validation.runs.prediction.RecordedPrediction` its runs
+    record (made once, before the sweep; a job without one makes its own)."""
 
 
 @dataclass(frozen=True)
@@ -135,7 +138,7 @@ def run_job(job: Job, settings: Settings, progress=None):
     if settings.grid:
         plan = search(job.task, job.variant, store=store, plan_of=rules.plan, device=machine, progress=progress)
     return validate(job.task, rules, job.variant, store=store, seeds=settings.seeds, device=machine,
-                    progress=progress, plan=plan)
+                    progress=progress, plan=plan, prediction=settings.predictions.get((job.task, job.variant)))
 
 
 class Sequential:

@@ -120,7 +120,7 @@ def export(store: Store, path: str | os.PathLike, *, tasks: Iterable[str] | None
             for run in runs:
                 carried = weights and run.has_weights
                 fields = _fields(run, carried)
-                where = json.dumps(run.trained_on, sort_keys=True)
+                where = json.dumps(run.provenance, sort_keys=True)
                 db.execute("INSERT INTO runs VALUES (?, ?, ?)", (run.spec.key, json.dumps(fields, sort_keys=True), where))
                 if carried:
                     data = (store.root / run.checkpoint).read_bytes()

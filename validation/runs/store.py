@@ -129,6 +129,10 @@ LOCK_FILE = "store.lock"
 UNRECOVERED = "unrecovered"
 
 
+COMPARED = "compared_with"
+"""The key, in a run's provenance, of what it is compared with (:attr:`StoredRun.compared_with`)."""
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'s' * (n != 1)}"
 
@@ -156,6 +160,11 @@ class StoredRun:
     ``torch``; empty for runs recorded before stores kept it."""
     checkpoint_sha256: str = field(default="", compare=False)
     """The digest of the checkpoint file ("" where the store holds no weights)."""
+    compared_with: dict = field(default_factory=dict, compare=False)
+    """What the run is compared with, recorded when it trained: ``prediction`` (a
+    :class:`~validation.runs.prediction.RecordedPrediction` as JSON) and ``baseline`` (per bin,
+    the best constant answer's accuracy on its test sets, :mod:`validation.data.baseline`); empty
+    for runs recorded before stores kept them."""
 
     @property
     def has_weights(self) -> bool:
@@ -168,7 +177,14 @@ class StoredRun:
         holds no weights); not its history."""
         return {"key": self.spec.key, "spec": self.spec.to_json(), "accuracy": list(self.accuracy),
                 "steps": self.steps, "wall_time": self.wall_time, "stopped_early": self.stopped_early,
-                "trained_on": dict(self.trained_on), "checkpoint": self.checkpoint}
+                "trained_on": dict(self.trained_on), "compared_with": dict(self.compared_with),
+                "checkpoint": self.checkpoint}
+
+    @property
+    def provenance(self) -> dict:
+        """Where the run trained and what it is compared with, as the store's ``provenance`` table
+        keeps them (one JSON object per run)."""
+        return {**self.trained_on, **({COMPARED: dict(self.compared_with)} if self.compared_with else {})}
 
 
 @dataclass(frozen=True)
@@ -426,14 +442,16 @@ class Store:
     # ------------------------------------------------------------ finished runs
 
     def record(self, spec: RunSpec, accuracy, steps: int, wall_time: float, stopped_early: bool,
-               history, weights: dict[str, torch.Tensor], *, trained_on: dict | None = None) -> StoredRun:
-        """Store a finished run: its checkpoint file (whose metadata holds the run's spec, results
-        and where it trained, for :func:`repair`) first, then its rows, under the store's lock."""
+               history, weights: dict[str, torch.Tensor], *, trained_on: dict | None = None,
+               compared_with: dict | None = None) -> StoredRun:
+        """Store a finished run: its checkpoint file (whose metadata holds the run's spec, results,
+        where it trained and what it is compared with, for :func:`repair`) first, then its rows,
+        under the store's lock."""
         from safetensors.torch import save_file
 
         relative = f"checkpoints/{spec.key}.safetensors"
         tensors = {n: t.detach().cpu().contiguous() for n, t in weights.items()}
-        where = dict(trained_on or {})
+        where = {**(trained_on or {}), **({COMPARED: dict(compared_with)} if compared_with else {})}
         run = {"spec": spec.to_json(), "accuracy": [float(a) for a in accuracy], "steps": int(steps),
                "wall_time": float(wall_time), "stopped_early": bool(stopped_early),
                "history": [[int(s), [float(a) for a in acc]] for s, acc in history],
@@ -521,6 +539,10 @@ class Store:
 
     @staticmethod
     def _parse(fields: dict) -> StoredRun:
+        provenance = json.loads(fields.get("trained_on") or "{}")
+        compared = provenance.pop(COMPARED, None) or {}
+        if not isinstance(compared, dict):
+            raise ValueError(f"{COMPARED} is not an object: {compared!r}")
         accuracy = tuple(float(a) for a in json.loads(fields["accuracy"]))
         if not all(0.0 <= a <= 1.0 for a in accuracy):
             raise ValueError(f"accuracy {accuracy} outside [0, 1]")
@@ -528,8 +550,7 @@ class Store:
             spec_from_json(json.loads(fields["spec"])), accuracy, int(fields["steps"]), float(fields["wall_time"]),
             bool(fields["stopped_early"]),
             tuple((int(s), tuple(float(a) for a in acc)) for s, acc in json.loads(fields["history"])),
-            fields["checkpoint"], str(fields["finished_at"]), json.loads(fields.get("trained_on") or "{}"),
-            str(fields["checkpoint_sha256"]))
+            fields["checkpoint"], str(fields["finished_at"]), provenance, str(fields["checkpoint_sha256"]), compared)
 
     # ------------------------------------------------------------ groups in progress
 

@@ -18,10 +18,11 @@ from __future__ import annotations
 import dataclasses
 import platform
 from dataclasses import dataclass
-from typing import Callable, cast
+from typing import Callable, Sequence, cast
 
 import torch
 
+from crasp.ast import Program
 from tasks import registry
 from tasks.registry import Task
 from validation.config import ValidationError, Variant
@@ -29,6 +30,7 @@ from validation.data.encoding import Encoding
 from validation.models.build import Trained
 from validation.models.calibration import CALIBRATION_EXAMPLES, calibrate, calibration_examples
 from validation.models.seq2seq import EncoderDecoder
+from validation.runs.prediction import RecordedPrediction, prediction_for
 from validation.runs.protocol import PAPER_GRID, Plan, Preset
 from validation.runs.spec import RunSpec
 from validation.runs.store import Store, StoredRun
@@ -49,6 +51,12 @@ def trained_on(group: SeedGroup) -> dict:
     return {"device": str(device), "device_name": name, "step": group.steps.name, "torch": torch.__version__}
 
 
+def compared_with(group: SeedGroup, prediction: RecordedPrediction | None) -> dict:
+    """What a group's runs are compared with, as their records keep it: the prediction (where
+    given) and, per bin, the best constant answer's accuracy on the group's test sets."""
+    return {"baseline": list(group.baseline), **({"prediction": prediction.to_json()} if prediction else {})}
+
+
 Progress = Callable[[int, int, str], None]
 """Called with (step, total steps, status) after every evaluation."""
 
@@ -66,15 +74,19 @@ class Validation:
 
 
 def validate(task_name: str | Task, preset: Preset, variant: str = "ape", *, store: Store, seeds: int | None = None,
-             device: str | Machine = "cpu", progress: Progress | None = None, plan: Plan | None = None) -> Validation:
+             device: str | Machine = "cpu", progress: Progress | None = None, plan: Plan | None = None,
+             programs: Sequence[Program] = (), prediction: RecordedPrediction | None = None) -> Validation:
     """Train (or find in ``store``) seeds 0, 1, ... of the preset's plan until ``seeds`` count
-    (``task_name``: a name the registry knows, or the task itself)."""
+    (``task_name``: a name the registry knows, or the task itself). Every run trained records the
+    prediction it is compared with (``prediction``, else the one ``crasp predict`` makes, given
+    ``programs``: :func:`~validation.runs.prediction.prediction_for`) and its bins' baselines."""
     task = task_name if isinstance(task_name, Task) else registry.get(task_name)
     kind = Variant.parse(variant)
     plan = plan or preset.plan(task, kind)
     wanted = seeds if seeds is not None else preset.seeds_for(task)
     if wanted < 1:
         raise ValidationError(f"--seeds {wanted}: at least one seed is needed")
+    prediction = prediction or prediction_for(plan.task, kind.name, programs)  # the task as trained
     initial = _first_stages(task, preset, kind, plan, store=store, device=device, progress=progress)
     runs: list[StoredRun] = []
     tried = 0
@@ -86,7 +98,8 @@ def validate(task_name: str | Task, preset: Preset, variant: str = "ape", *, sto
         specs = [RunSpec(task.name, kind.name, plan.model, plan.train, seed, preset.name,
                          plan.task.train_range, plan.task.bins)
                  for seed in range(tried, min(tried + missing, wanted * preset.max_attempts))]
-        runs.extend(train_specs(plan, kind, specs, store=store, device=device, progress=progress, initial=initial))
+        runs.extend(train_specs(plan, kind, specs, store=store, device=device, progress=progress, initial=initial,
+                                prediction=prediction))
         tried += len(specs)
     counted = preset.counted(runs)
     return Validation(task.name, kind.name, preset.name, plan, tuple(runs), tuple(counted[:wanted]))
@@ -171,10 +184,12 @@ def starting_weights(task: Task, preset: Preset, variant: Variant, source: str, 
 
 
 def train_specs(plan: Plan, variant: Variant, specs: list[RunSpec], *, store: Store, device: str | Machine = "cpu",
-                progress: Progress | None = None, initial: Initial | None = None) -> list[StoredRun]:
+                progress: Progress | None = None, initial: Initial | None = None,
+                prediction: RecordedPrediction | None = None) -> list[StoredRun]:
     """The stored runs of ``specs`` (which share everything but the seed), training the missing ones
     together; a group saved in progress under the same configuration continues where it stopped.
-    ``initial(seeds)`` gives the tensors the seeds to train start from."""
+    ``initial(seeds)`` gives the tensors the seeds to train start from; each run records
+    ``prediction`` (where given) and its test sets' baselines."""
     machine = Machine.of(device)
     done = {spec.seed: store.finished(spec) for spec in specs}
     pending = [spec for spec in specs if done[spec.seed] is None]
@@ -201,7 +216,7 @@ def train_specs(plan: Plan, variant: Variant, specs: list[RunSpec], *, store: St
                     done[result.seed] = store.record(
                         spec, result.accuracy, result.steps, result.wall_time, result.stopped_early,
                         [(e.step, e.accuracy) for e in result.history], result.weights,
-                        trained_on=trained_on(group))
+                        trained_on=trained_on(group), compared_with=compared_with(group, prediction))
                 if group.seeds:  # named, so that a report can show the run in progress
                     named = {"spec": dataclasses.replace(pending[0], seed=-1).to_json(),
                              "total_steps": group.total_steps}

@@ -36,6 +36,7 @@ from torch.func import functional_call, stack_module_state, vmap
 
 from tasks.registry import Task
 from validation.config import ModelConfig, TrainConfig, ValidationError, Variant
+from validation.data.baseline import best_constant
 from validation.data.encoding import IGNORE, Batch, Encoding, exact_rows
 from validation.data.feed import Feed
 from validation.data.streams import held_out_sets
@@ -159,8 +160,10 @@ class SeedGroup:
         self.feed = Feed(task, self.encoding, self.seeds, config, self.device, quantum=quantum)
         self.total_steps = config.total_steps(self.feed.set_size)
         clock.lap("training data")
-        self.tests = [self.encoding.collate(examples).to(self.device)
-                      for examples in held_out_sets(task, config.test_size, test_seed)]
+        held_out = held_out_sets(task, config.test_size, test_seed)
+        self.tests = [self.encoding.collate(examples).to(self.device) for examples in held_out]
+        self.baseline = tuple(best_constant(examples) for examples in held_out)
+        """Per bin, what the best constant answer scores on the test set (:mod:`validation.data.baseline`)."""
         clock.lap("test sets")
         # the step, chosen once
         self._losses = vmap(self._seed_loss, in_dims=(0, 0, 0, 0, 0, 0 if model.dropout else None))

@@ -289,9 +289,9 @@ def cmd_validate(args, out, err) -> int:
         _make_plans(chosen, pairs, known)
     _device(args)
     predictions = _predictions(chosen, known, pairs, _programs(args))
+    store = Store(args.store)  # a damaged store refuses here, before any plan is printed
     if not args.grid:
         _print_plans(chosen, pairs, args.seeds, err, known, predictions)
-    store = Store(args.store)
     failed, stopped = _sweep_elsewhere(args, pairs, err, chosen if overrides else None, predictions)
     results = []
     for name, variant in ([] if stopped else pairs):

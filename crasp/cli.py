@@ -13,13 +13,14 @@ import os
 import sys
 
 from . import cache
-from .errors import CraspError, CraspSyntaxError, SourceError, UsageError, empty_input, unknown_token
+from .errors import CraspError, CraspSyntaxError, InputError, SourceError, UsageError, empty_input, unknown_token
+from .framing import empty_reason, frame, frames, reads_bos
 from .version import VERSION
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the command line's fast path
 if TYPE_CHECKING:
     import argparse
-    from typing import Callable, Sequence
+    from typing import Callable, Collection, Sequence
 
     from .ast import Program
     from .checker import CheckedProgram
@@ -101,21 +102,118 @@ def cached(kind: str, source: tuple[str, str], make: Callable, use_cache: bool =
     return value
 
 
-def read_inputs(tokens: Sequence[str], stdin) -> list[list[str]]:
-    """One input from command-line tokens, or one per non-empty, non-comment line of stdin."""
+class InputLine:
+    """One input of ``crasp run``: its ``tokens``, and where they came from: ``line`` is the
+    1-based line of standard input that held them (blank and comment lines counted), None for
+    tokens given on the command line; ``text`` is that line as read (it places columns)."""
+
+    __slots__ = ("tokens", "line", "text")
+
+    def __init__(self, tokens: list[str], line: int | None = None, text: str = "") -> None:
+        self.tokens = tokens
+        self.line = line
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"InputLine({self.tokens!r}, line={self.line!r})"
+
+    def where(self, index: int, position: int | None = None) -> str:
+        """How an error names this input (``index`` is its 0-based place among the inputs) and
+        its token ``position`` (0-based, in the tokens as given).
+
+        >>> InputLine(["a", "x"], 7, "  a  x").where(4, 1)
+        'line 7, position 2 (column 6)'
+        >>> InputLine(["a", "x"]).where(0, 1), InputLine([]).where(0)
+        ('input 1, position 2', 'input 1')
+        """
+        if self.line is None:
+            return f"input {index + 1}" + ("" if position is None else f", position {position + 1}")
+        if position is None:
+            return f"line {self.line}"
+        return f"line {self.line}, position {position + 1} (column {token_column(self.text, position)})"
+
+
+def token_column(text: str, position: int) -> int:
+    """The 1-based column where token ``position`` (0-based) of ``text`` starts, tokens being
+    what ``str.split`` makes of it.
+
+    >>> token_column("ab  c\\td", 2)
+    7
+    """
+    count = -1
+    inside = False
+    for column, char in enumerate(text, 1):
+        if char.isspace():
+            inside = False
+        elif not inside:
+            inside = True
+            count += 1
+            if count == position:
+                return column
+    raise ValueError(f"{text!r} has no token {position + 1}")
+
+
+def read_inputs(tokens: Sequence[str], stdin) -> list[InputLine]:
+    """One input from command-line tokens, or one per non-empty, non-comment line of stdin, each
+    with its line number there."""
     if tokens:
-        return [" ".join(tokens).split()]
+        return [InputLine(" ".join(tokens).split())]
     if stdin is None or getattr(stdin, "closed", False):
         raise CommandError("no input: standard input is closed; give tokens after the program")
     inputs = []
     try:
-        for line in stdin:
+        for number, line in enumerate(stdin, 1):
             stripped = line.strip()
             if stripped and not stripped.startswith("//"):
-                inputs.append(stripped.split())
+                inputs.append(InputLine(stripped.split(), number, line.rstrip("\r\n")))
     except UnicodeDecodeError as error:
         raise CommandError(f"standard input is not UTF-8 text ({error.reason})") from None
     return inputs
+
+
+class Screened:
+    """The inputs of ``crasp run`` sorted into those that can run and those that cannot:
+    ``ready`` maps an input's index to its tokens as run (framed where the program reads
+    ``<bos>``; see :mod:`crasp.framing`), ``problems`` maps it to what is wrong with it, located
+    and in the command line's spelling."""
+
+    __slots__ = ("ready", "problems")
+
+    def __init__(self, ready: dict[int, Sequence[str]], problems: dict[int, str]) -> None:
+        self.ready = ready
+        self.problems = problems
+
+
+def screen(inputs: Sequence[InputLine], alphabet: Collection[str], *, allow_unknown: bool, raw: bool) -> Screened:
+    """Which inputs a program of ``alphabet`` can run (framed as ``crasp run`` frames them), and
+    why the others cannot: an unknown token (unless ``allow_unknown``), or nothing to read.
+
+    >>> found = screen([InputLine(["a"], 1, "a"), InputLine(["x"], 3, "x"), InputLine([], 4, "")],
+    ...                {"<bos>", "a"}, allow_unknown=False, raw=False)
+    >>> found.ready
+    {0: ('<bos>', 'a'), 2: ('<bos>',)}
+    >>> print(found.problems[1])
+    line 3, position 1 (column 1): token 'x' is not in the program's alphabet ('<bos>', 'a'); allow it with --allow-unknown
+    """
+    from .plan import first_unknown
+
+    framed = frames(alphabet, raw=raw)
+    known = frozenset(alphabet)
+    ready: dict[int, Sequence[str]] = {}
+    problems: dict[int, str] = {}
+    for index, item in enumerate(inputs):
+        position = None if allow_unknown else first_unknown(item.tokens, known)
+        if position is not None:
+            problems[index] = str(unknown_token(index, item.tokens, position, sorted(known),
+                                                where=item.where(index, position), allow="--allow-unknown"))
+        elif framed:
+            ready[index] = frame(item.tokens)
+        elif not item.tokens:
+            problems[index] = str(empty_input(index, empty_reason(reads_bos(alphabet), "--raw"),
+                                              where=item.where(index)))
+        else:
+            ready[index] = item.tokens
+    return Screened(ready, problems)
 
 
 def error_line(error: CraspError) -> str:
@@ -177,71 +275,95 @@ def cmd_run(args, out, err) -> int:
     plan = checked = None
     if args.trace:
         checked = _checked(source)  # the program's errors before the inputs'
+        alphabet: Collection[str] = checked.info.alphabet
     else:
         from .plan import lower
 
         plan = cached("plan", source, lower, not getattr(args, "no_cache", False))
+        alphabet = plan[0]
     inputs = read_inputs(args.tokens, sys.stdin)
     if not inputs:
         raise CommandError("no input: give tokens after the program, or lines on standard input")
-    if plan is not None and len(plan[1]) * sum(map(len, inputs)) <= PURE_PYTHON_WORK:
-        from .plan import first_unknown, verdict as plan_verdict
+    found = screen(inputs, alphabet, allow_unknown=args.allow_unknown, raw=args.raw)
+    if plan is not None and len(plan[1]) * sum(map(len, found.ready.values())) <= PURE_PYTHON_WORK:
+        from .plan import is_acceptance, verdict as plan_verdict
 
-        known = frozenset(plan[0])
-        for index, tokens in enumerate(inputs):
-            if not tokens:
-                raise empty_input(index)
-            position = None if args.allow_unknown else first_unknown(tokens, known)
-            if position is not None:
-                raise unknown_token(index, tokens, position, plan[0])
-        from .plan import is_acceptance
-
-        print_verdicts(args, inputs, [plan_verdict(plan, tokens, args.offset) for tokens in inputs],
-                        is_acceptance(plan), out)
-        return 0
-    return _run_vectorised(args, checked or _checked(source), inputs, out, err)
+        verdicts = {index: plan_verdict(plan, tokens, args.offset) for index, tokens in found.ready.items()}
+        return report_run(args, inputs, found, verdicts, is_acceptance(plan), out, err)
+    return _run_vectorised(args, checked or _checked(source), inputs, found, out, err)
 
 
-def print_verdicts(args, inputs: list[list[str]], lines: list[str], acceptance: bool, out) -> None:
-    """One verdict line per input, or with ``--json`` a list of objects: each input's tokens and its
-    ``accept`` (a recognizer) or its ``next`` token per position (null where no single one holds)."""
+def report_run(args, inputs: Sequence[InputLine], found: Screened, verdicts: dict[int, str], acceptance: bool,
+               out, err) -> int:
+    """Print what ``crasp run`` found, in the inputs' order: a verdict line per input that ran on
+    standard output, a ``crasp: error:`` line per input that could not (naming its line) on
+    standard error; with ``--json``, a list of objects instead: per input that ran its tokens
+    as run and its ``accept`` (a recognizer) or its ``next`` token per position (null where no
+    single one holds), per input that could not its tokens, ``line`` (null for command-line
+    tokens) and ``error``. Exit status 1 when some input could not run, else 0."""
     if not args.json:
-        for line in lines:
-            print(line, file=out)
-        return
+        for index in range(len(inputs)):
+            if index in found.problems:
+                print(f"crasp: error: {found.problems[index]}", file=err)
+            else:
+                print(verdicts[index], file=out)
+        return 1 if found.problems else 0
     import json
 
-    rows = [{"input": tokens, "accept": line == "accept"} if acceptance else
-            {"input": tokens, "next": [None if t == "?" else t for t in line.split()]}
-            for tokens, line in zip(inputs, lines)]
+    rows: list[dict] = []
+    for index, item in enumerate(inputs):
+        if index in found.problems:
+            print(f"crasp: error: {found.problems[index]}", file=err)
+            rows.append({"input": item.tokens, "line": item.line, "error": found.problems[index]})
+        elif acceptance:
+            rows.append({"input": list(found.ready[index]), "accept": verdicts[index] == "accept"})
+        else:
+            rows.append({"input": list(found.ready[index]),
+                         "next": [None if t == "?" else t for t in verdicts[index].split()]})
     print(json.dumps(rows, indent=2), file=out)
+    return 1 if found.problems else 0
 
 
-def _run_vectorised(args, checked: CheckedProgram, inputs: list[list[str]], out, err) -> int:
-    """``crasp run`` on the numpy interpreter: long or many inputs, and traces."""
-    from .interpreter import run_in_chunks
+def _run_vectorised(args, checked: CheckedProgram, inputs: Sequence[InputLine], found: Screened, out, err) -> int:
+    """``crasp run`` on the numpy interpreter: long or many inputs, and traces. An input the
+    interpreter refuses (counts that could overflow at its length) is reported, the others run."""
+    from .interpreter import run, run_in_chunks
 
-    verdicts: list[str] = [""] * len(inputs)
+    order = list(found.ready)
+    verdicts: dict[int, str] = {}
     collected: dict[int, Trace] = {}
-    acceptance = True
-    for indices, result in run_in_chunks(
-        checked, inputs, offset=args.offset, trace=bool(args.trace), allow_unknown=args.allow_unknown
-    ):
-        acceptance = result.accept is not None
+    options = dict(offset=args.offset, trace=bool(args.trace), allow_unknown=args.allow_unknown, raw=True)
+
+    def keep(indices: list[int], result) -> None:
         for row, index in enumerate(indices):
             verdicts[index] = verdict(result, row)
         if args.trace:
             from .trace import traces
 
             collected.update(zip(indices, traces(result, checked)))
-    print_verdicts(args, inputs, verdicts, acceptance, out)
-    if args.trace:
+
+    try:
+        for rows, result in run_in_chunks(checked, [found.ready[k] for k in order], **options):
+            keep([order[row] for row in rows], result)
+    except InputError:  # one input of a chunk cannot run: run the rest one by one, to name it
+        for index in order:
+            if index not in verdicts:
+                try:
+                    keep([index], run(checked, [found.ready[index]], **options))
+                except InputError as error:
+                    found.problems[index] = f"{inputs[index].where(index)}: {error}"
+                    del found.ready[index]
+    status = report_run(args, inputs, found, verdicts, checked.accept is not None, out, err)
+    if args.trace and collected:
         from .trace import write_traces
 
-        ordered = [collected[i] for i in range(len(inputs))]
-        written = write_traces(ordered, args.trace, title=f"Trace of {checked.program.source}")
+        ordered = sorted(collected)
+        written = write_traces([collected[i] for i in ordered], args.trace,
+                               title=f"Trace of {checked.program.source}",
+                               labels=[f"input {i + 1}" + ("" if inputs[i].line is None else f", line {inputs[i].line}")
+                                       for i in ordered])
         print(f"trace written to {written}", file=err)
-    return 0
+    return status
 
 
 def cmd_check(args, out, err) -> int:
@@ -357,18 +479,25 @@ def build_parser(*, extensions: bool = True) -> argparse.ArgumentParser:
         "run", help="run a program on inputs",
         description="Run PROGRAM (a .cr file or a library name) on one input given as TOKENS, or on "
         "each line of standard input; print one verdict per input: accept/reject, or the predicted "
-        "next token at every position (? where no single next(t) holds).",
+        "next token at every position (? where no single next(t) holds). A program that reads <bos> "
+        "gets it prepended to each input that does not start with it (--raw: not). A line that "
+        "cannot run is reported by its line number, the others still run; the exit status is then 1.",
     )
     run_p.add_argument("program", metavar="PROGRAM", help="a .cr file, or a library program's name (dyck1, ...)")
     run_p.add_argument("tokens", nargs="*", metavar="TOKENS", help="whitespace-separated tokens")
     run_p.add_argument("--trace", metavar="FILE", help="write a trace: FILE.html (a page) or FILE.txt")
-    run_p.add_argument("--offset", type=NONNEGATIVE, default=0, help="absolute position of token 1 is OFFSET+1")
+    run_p.add_argument("--offset", type=NONNEGATIVE, default=0,
+                       help="absolute position of token 1 (a prepended <bos>, where one is) is OFFSET+1")
     run_p.add_argument("--allow-unknown", action="store_true",
                        help="accept tokens the program never mentions (they match no literal)")
+    run_p.add_argument("--raw", action="store_true",
+                       help="run the tokens as given: no <bos> is prepended to an input of a program that "
+                            "reads <bos> (by default one is, unless the input starts with it)")
     run_p.add_argument("--no-cache", action="store_true", help=no_cache_help)
     run_p.add_argument("--json", action="store_true",
-                       help="print a JSON list: per input its tokens and accept (true/false), or next (the "
-                            "predicted token per position, null where no single one holds)")
+                       help="print a JSON list: per input its tokens as run and accept (true/false), or next "
+                            "(the predicted token per position, null where no single one holds); per input "
+                            "that cannot run its tokens, line and error")
     run_p.set_defaults(handler=cmd_run)
 
     check_p = commands.add_parser(
@@ -532,7 +661,8 @@ def _plain_run(argv: list[str]):
     from types import SimpleNamespace
 
     return SimpleNamespace(command="run", program=argv[1], tokens=argv[2:], trace=None, offset=0,
-                           allow_unknown=False, no_cache=False, json=False, compiled=False, handler=cmd_run)
+                           allow_unknown=False, raw=False, no_cache=False, json=False, compiled=False,
+                           handler=cmd_run)
 
 
 def _dispatch(argv: Sequence[str] | None, out: _Output, err: _Output) -> int:

@@ -119,7 +119,13 @@ class OutputError(StaticError):
 
 
 class InputError(CraspError):
-    """An input sequence a program cannot run on (unknown token, empty input)."""
+    """An input sequence a program cannot run on (unknown token, empty input).
+
+    ``index`` (0-based, in the batch) and ``position`` (0-based, in the input) locate the culprit
+    where one is known: an unknown token has both, an empty input its index."""
+
+    index: int | None = None
+    position: int | None = None
 
 
 class RegistryError(CraspError):
@@ -149,16 +155,33 @@ def _or_list(items: tuple[str, ...]) -> str:
     return ", ".join(items[:-1]) + " or " + items[-1]
 
 
-def empty_input(index: int) -> InputError:
-    """The error for input ``index`` (0-based) when it has no token."""
-    return InputError(f"input {index + 1} is empty: a program reads its output at the last position")
+def empty_input(index: int, reason: str = "", *, where: str | None = None) -> InputError:
+    """The error for input ``index`` (0-based) when it has no token; ``reason`` says why nothing
+    was prepended (see :func:`crasp.framing.empty_reason`), ``where`` replaces ``input N``.
+
+    >>> print(empty_input(1))
+    input 2 is empty: a program reads its output at the last position
+    """
+    where = where or f"input {index + 1}"
+    error = InputError(f"{where} is empty: a program reads its output at the last position"
+                       + (f"; {reason}" if reason else ""))
+    error.index = index
+    return error
 
 
-def unknown_token(index: int, tokens, position: int, known) -> InputError:
+def unknown_token(index: int, tokens, position: int, known, *, where: str | None = None,
+                  allow: str = "allow_unknown=True") -> InputError:
     """The error for token ``position`` of input ``index`` (both 0-based), which is not among the
-    ``known`` tokens (sorted)."""
+    ``known`` tokens (sorted). ``where`` replaces ``input N, position K`` (the command line names
+    the line of its input), ``allow`` is the option that allows it in the interface in use.
+
+    >>> print(unknown_token(0, ["a", "z"], 1, ["a"]))
+    input 1, position 2: token 'z' is not in the program's alphabet ('a'); allow it with allow_unknown=True
+    """
     listed = ", ".join(repr(t) for t in known) or "none"
-    return InputError(
-        f"input {index + 1}, position {position + 1}: token {tokens[position]!r} is not in the "
-        f"program's alphabet ({listed}); allow it with allow_unknown=True (--allow-unknown)"
+    where = where or f"input {index + 1}, position {position + 1}"
+    error = InputError(
+        f"{where}: token {tokens[position]!r} is not in the program's alphabet ({listed}); allow it with {allow}"
     )
+    error.index, error.position = index, position
+    return error

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from itertools import repeat
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Sequence, Union
+from typing import Collection, Iterable, Iterator, Sequence, Union
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from . import ast
 from .checker import CheckedProgram, check
 from . import plan as plans
 from .errors import InputError, empty_input, unknown_token
+from .framing import empty_reason, frame, frames, reads_bos
 from .intsets import IntSet
 from .predicates import PredicateRegistry
 
@@ -41,6 +42,8 @@ there numpy's fixed cost per operation outweighs its speed (see benchmarks/inter
 class RunResult:
     """What :func:`run` computed for a batch.
 
+    ``tokens`` are the inputs as run: framed (``<bos>`` first, see :mod:`crasp.framing`) where
+    the run prepended it, and positions count them, ``<bos>`` as position 1.
     ``accept[b]`` is the verdict on input ``b`` (for acceptance programs); ``next[t][b, k]`` is
     next(t) at position k+1 (for token-producing programs); ``values[name][b, k]`` is every
     definition's value at position k+1, and ``accept_values`` the accept output's, when tracing
@@ -79,14 +82,35 @@ def as_tokens(item: Tokens) -> tuple[str, ...]:
     return tuple(item.split()) if isinstance(item, str) else tuple(item)
 
 
-def as_batch(inputs: Iterable[Tokens]) -> list[tuple[str, ...]]:
+def as_batch(inputs: Iterable[Tokens], *, alphabet: Collection[str] | None = None,
+             raw: bool = False) -> list[tuple[str, ...]]:
     """The inputs as token tuples; an empty input is an :class:`~crasp.errors.InputError` (a
-    program reads its output at the last position)."""
+    program reads its output at the last position). Given the program's ``alphabet``, inputs
+    are framed as :mod:`crasp.framing` says: ``<bos>`` prepended where the program reads it,
+    unless ``raw`` or the input starts with it (so the empty word runs).
+
+    >>> as_batch(["a b", "<bos> a", ""], alphabet={"<bos>", "a", "b"})
+    [('<bos>', 'a', 'b'), ('<bos>', 'a'), ('<bos>',)]
+    >>> as_batch(["a b"], alphabet={"<bos>", "a", "b"}, raw=True)
+    [('a', 'b')]
+    """
     batch = [as_tokens(item) for item in inputs]
+    if alphabet is not None and frames(alphabet, raw=raw):
+        return [frame(seq) for seq in batch]
     for index, seq in enumerate(batch):
         if not seq:
-            raise empty_input(index)
+            raise empty_input(index, "" if alphabet is None else empty_reason(reads_bos(alphabet), "raw=True"))
     return batch
+
+
+def as_given(error: InputError, given: Sequence[Sequence[str]], batch: Sequence[Sequence[str]],
+             known: Sequence[str]) -> InputError:
+    """``error``, which locates an unknown token of a framed input of ``batch``, located in the
+    input as ``given`` instead (one position earlier where ``<bos>`` was prepended)."""
+    index, position = error.index, error.position
+    if index is None or position is None or len(batch[index]) == len(given[index]):
+        return error
+    return unknown_token(index, given[index], position - 1, known)
 
 
 def encode(
@@ -313,21 +337,45 @@ def run(
     offset: int | Sequence[int] | np.ndarray = 0,
     trace: bool = False,
     allow_unknown: bool = False,
+    raw: bool = False,
     alphabet: Iterable[str] = (),
     registry: PredicateRegistry | None = None,
     extra: dict[str, ast.Expr] | None = None,
 ) -> RunResult:
     """Run ``program`` on a batch of inputs.
 
+    A program that reads ``<bos>`` (its alphabet holds it: the tasks' programs) gets it: an input
+    that does not start with ``<bos>`` has one prepended, so the empty word runs, and the result
+    holds the inputs as run (see :mod:`crasp.framing`); ``raw=True`` runs them as given. The
+    ``alphabet`` argument does not count for this: only what the program itself reads.
     ``offset`` (one for all inputs, or one per input) places token k of an input at absolute
-    position offset + k, which is what periodic predicates see. Tokens outside the program's
-    alphabet (plus ``alphabet``) are an :class:`~crasp.errors.InputError` unless ``allow_unknown``.
-    ``extra`` maps names to expressions over the program's definitions, evaluated beside them
-    into ``values`` (a verification's probes).
+    position offset + k (``<bos>``, where prepended, is token 1), which is what periodic
+    predicates see. Tokens outside the program's alphabet (plus ``alphabet``) are an
+    :class:`~crasp.errors.InputError` naming the position in the input as given, unless
+    ``allow_unknown``. ``extra`` maps names to expressions over the program's definitions,
+    evaluated beside them into ``values`` (a verification's probes).
+
+    >>> from crasp.parser import parse
+    >>> first_a = parse('alphabet {"b"}\\nA = #("a" && #[i - j == 1] "<bos>" == 1) == 1')
+    >>> run(first_a, ["a b", "<bos> a b", "b a"]).accept.tolist()
+    [True, True, False]
+    >>> run(first_a, ["a b"], raw=True).accept.tolist(), run(first_a, [""]).tokens
+    ([False], (('<bos>',),))
     """
     checked = program if isinstance(program, CheckedProgram) else check(program, registry)
-    batch = as_batch(inputs)
+    given = [as_tokens(item) for item in inputs]
+    batch = as_batch(given, alphabet=checked.info.alphabet, raw=raw)
     symbols, vocabulary, table, known = _program_constants(checked, frozenset(alphabet) if alphabet else frozenset())
+    try:
+        return _run(checked, batch, offset, trace, allow_unknown, extra, symbols, vocabulary, table, known)
+    except InputError as error:
+        raise as_given(error, given, batch, symbols) from None
+
+
+def _run(checked: CheckedProgram, batch: list[tuple[str, ...]], offset: int | Sequence[int] | np.ndarray,
+         trace: bool, allow_unknown: bool, extra: dict[str, ast.Expr] | None, symbols: list[str],
+         vocabulary: dict[str, int], table: np.ndarray | None, known: frozenset) -> RunResult:
+    """:func:`run` of a batch as run (framed where it is), with the program's constants."""
     longest = max(map(len, batch), default=0)
     if isinstance(offset, int):  # one offset for all: no array needed to check it
         # An offset beyond int64 is refused below, unless the batch is empty (and so are its offsets).
@@ -397,17 +445,27 @@ def _run_token_counts(checked: CheckedProgram, plan: plans.Plan, batch: tuple[tu
         except UnicodeEncodeError:
             points = None
         if points is None:  # a token beyond latin-1 (or longer than a character): through the table
-            ids, _ = encode([seq], vocabulary, allow_unknown=allow_unknown, table=table)
+            ids, _ = _encode_row(row, seq, vocabulary, allow_unknown, table, symbols)
             found = np.bincount(ids[0][ids[0] >= 0], minlength=len(symbols))
             counts = dict(zip(symbols, found.tolist()))
         else:
             found = np.bincount(points, minlength=256)
             counts = {symbol: int(found[ord(symbol)]) for symbol in symbols if ord(symbol) < 256}
             if not allow_unknown and sum(counts.values()) != len(seq):
-                encode([seq], vocabulary, allow_unknown=False, table=table)  # raises, naming the first unknown token
+                _encode_row(row, seq, vocabulary, False, table, symbols)  # raises, naming the first unknown token
         accept.append(bool(plans.last_value(plans.evaluate(plan, seq, start, full, counts), full, index)))
     lengths = np.array([len(seq) for seq in batch], dtype=np.int64)
     return RunResult(tokens=batch, lengths=lengths, offsets=offsets, accept=np.array(accept, dtype=bool), next=None)
+
+
+def _encode_row(row: int, seq: tuple[str, ...], vocabulary: dict[str, int], allow_unknown: bool,
+                table: np.ndarray | None, symbols: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`encode` of input ``row`` alone; an unknown token's error names that input."""
+    try:
+        return encode([seq], vocabulary, allow_unknown=allow_unknown, table=table)
+    except InputError as error:
+        assert error.position is not None  # encode's only error is an unknown token
+        raise unknown_token(row, seq, error.position, symbols) from None
 
 
 def _run_plan(checked: CheckedProgram, plan: plans.Plan, batch: tuple[tuple[str, ...], ...], offsets: np.ndarray,
@@ -509,14 +567,14 @@ def length_batches(lengths: Sequence[int], cells: int) -> Iterator[list[int]]:
 
 
 def accepts(program: ast.Program | CheckedProgram, tokens: Tokens, *, offset: int = 0,
-            allow_unknown: bool = False, alphabet: Iterable[str] = ()) -> bool:
+            allow_unknown: bool = False, raw: bool = False, alphabet: Iterable[str] = ()) -> bool:
     """Whether ``program`` accepts one input (arguments as for :func:`run`).
 
     >>> from crasp.parser import parse
     >>> accepts(parse('A = #"a" == 2'), "a b a", alphabet=["b"])
     True
     """
-    result = run(program, [tokens], offset=offset, allow_unknown=allow_unknown, alphabet=alphabet)
+    result = run(program, [tokens], offset=offset, allow_unknown=allow_unknown, raw=raw, alphabet=alphabet)
     if result.accept is None:
         raise ValueError("the program declares 'next' outputs, not acceptance")
     return bool(result.accept[0])

@@ -81,8 +81,8 @@ def compare(
 ) -> Verification:
     """Run both on the inputs and list (up to ``limit``) mismatching outputs."""
     offset_array = np.asarray(offsets, dtype=np.int64)
-    expected = interpret(checked, inputs, offset=offset_array, trace=True, allow_unknown=True)
-    got = run_compiled(model, inputs, offset=offset_array, allow_unknown=True, check_length=False)
+    expected = interpret(checked, inputs, offset=offset_array, trace=True, allow_unknown=True, raw=True)
+    got = run_compiled(model, inputs, offset=offset_array, allow_unknown=True, raw=True, check_length=False)
     want, have = per_position(expected), per_position(got)
     mismatches: list[Mismatch] = []
     for row, tokens in enumerate(expected.tokens):

@@ -69,8 +69,9 @@ def cmd_compile(args, out, err) -> int:
 
 
 def cmd_run(args, out, err) -> int:
-    """``crasp run``, through a compiled model when --compiled is given."""
-    from crasp.cli import cmd_run as interpret, read_inputs, verdict, load_program, print_verdicts, CommandError
+    """``crasp run``, through a compiled model when --compiled is given: inputs are read, framed,
+    screened and reported as the interpreter's ``crasp run`` does (see :func:`crasp.cli.report_run`)."""
+    from crasp.cli import CommandError, cmd_run as interpret, load_program, read_inputs, report_run, screen, verdict
 
     if not args.compiled:
         return interpret(args, out, err)
@@ -78,19 +79,23 @@ def cmd_run(args, out, err) -> int:
         raise CommandError("--trace shows the interpreter's values; drop --compiled to trace")
     from crasp.checker import check
 
-    from .compiler import compile_program
-    from .config import CompileConfig
-    from .runner import run
-
     checked = check(load_program(args.program))
     inputs = read_inputs(args.tokens, sys.stdin)
     if not inputs:
         raise CommandError("no input: give tokens after the program, or lines on standard input")
-    longest = max(len(tokens) for tokens in inputs)
-    model = compile_program(checked, CompileConfig(max_length=max(longest, 1)))
-    result = run(model, inputs, offset=args.offset, allow_unknown=args.allow_unknown)
-    print_verdicts(args, inputs, [verdict(result, row) for row in range(len(inputs))], result.accept is not None, out)
-    return 0
+    found = screen(inputs, checked.info.alphabet, allow_unknown=args.allow_unknown, raw=args.raw)
+    verdicts: dict[int, str] = {}
+    if found.ready:
+        from .compiler import compile_program
+        from .config import CompileConfig
+        from .runner import run
+
+        order = list(found.ready)
+        batch = [found.ready[index] for index in order]
+        model = compile_program(checked, CompileConfig(max_length=max(len(tokens) for tokens in batch)))
+        result = run(model, batch, offset=args.offset, allow_unknown=args.allow_unknown, raw=True)
+        verdicts = {index: verdict(result, row) for row, index in enumerate(order)}
+    return report_run(args, inputs, found, verdicts, checked.accept is not None, out, err)
 
 
 def add_commands(commands) -> None:

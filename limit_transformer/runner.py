@@ -1,8 +1,10 @@
 """Run a compiled model on token sequences, with the interpreter's result type.
 
-:func:`run` prepends the beginning-of-sequence token, places token k at absolute position
+:func:`run` prepends the model's beginning-of-sequence token, places token k at absolute position
 offset + k (as the interpreter does), runs the model and reads the outputs, so a compiled model
-and the interpreter can be compared field by field.
+and the interpreter can be compared field by field. Like :func:`crasp.run`, it frames the inputs
+of a program that reads ``<bos>`` (the tasks' token, an ordinary symbol of the program; see
+:mod:`crasp.framing`) unless ``raw``.
 
 >>> from crasp import parse
 >>> from limit_transformer import compile
@@ -19,7 +21,7 @@ import numpy as np
 import torch
 
 from crasp.errors import InputError
-from crasp.interpreter import RunResult, Tokens, as_batch, encode
+from crasp.interpreter import RunResult, Tokens, as_batch, as_given, as_tokens, encode
 
 from .model import LimitTransformer
 
@@ -75,23 +77,40 @@ def run(
     *,
     offset: int | Sequence[int] | np.ndarray = 0,
     allow_unknown: bool = False,
+    raw: bool = False,
     check_length: bool = True,
 ) -> RunResult:
     """The compiled model's outputs on a batch, as a :class:`crasp.RunResult`.
 
     ``accept_values`` (acceptance programs) and ``next`` hold the outputs at every position.
-    Inputs longer than the length the model was compiled for are refused unless
-    ``check_length`` is False (then exactness is not guaranteed by the compiler's analysis).
+    Inputs are framed as :func:`crasp.run` frames them: a program that reads ``<bos>`` gets it
+    prepended where an input does not start with it (so the empty word runs), unless ``raw``;
+    the result holds the inputs as run. Inputs longer than the length the model was compiled
+    for (a prepended ``<bos>`` counted) are refused unless ``check_length`` is False (then
+    exactness is not guaranteed by the compiler's analysis).
+
+    >>> from crasp import parse
+    >>> from limit_transformer import compile
+    >>> first_a = compile(parse('alphabet {"b"}\\nA = #("a" && #[i - j == 1] "<bos>" == 1) == 1'))
+    >>> run(first_a, ["a b", "b a", ""]).accept.tolist(), run(first_a, ["a b"], raw=True).accept.tolist()
+    ([True, False, False], [False])
     """
-    batch = as_batch(inputs)
+    given = [as_tokens(item) for item in inputs]
+    alphabet = model.spec.vocabulary[1:-1]  # the program's symbols, between the model's own two
+    batch = as_batch(given, alphabet=alphabet, raw=raw)
     offsets = np.broadcast_to(np.asarray(offset, dtype=np.int64), (len(batch),)).copy()
     longest = max((len(seq) for seq in batch), default=0)
     if check_length and longest > model.spec.max_length:
+        prepended = any(len(seq) > len(item) for seq, item in zip(batch, given))
         raise InputError(
-            f"an input has {longest} tokens but the model is compiled to be exact up to "
-            f"{model.spec.max_length}; compile with a larger max_length (--verify-length)"
+            f"an input has {longest} tokens{' (the prepended <bos> counted)' if prepended else ''} but the "
+            f"model is compiled to be exact up to {model.spec.max_length}; compile with a larger max_length "
+            "(--verify-length)"
         )
-    tokens, positions, lengths = prepare(model, batch, offsets, allow_unknown=allow_unknown)
+    try:
+        tokens, positions, lengths = prepare(model, batch, offsets, allow_unknown=allow_unknown)
+    except InputError as error:
+        raise as_given(error, given, batch, sorted(alphabet)) from None
     with torch.no_grad():
         outputs = model.outputs(model(tokens, positions))[:, 1:, :].cpu().numpy()
     return as_result(outputs, batch, lengths, offsets, model.spec.output_kind, model.spec.outputs)

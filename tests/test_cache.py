@@ -78,8 +78,8 @@ def test_next_token_programs_and_offsets_and_unknown_tokens(folder, tmp_path):
     for argv in (["b", "a", "a"], ["--offset", "3", "a", "b"]):
         fresh = crasp("run", str(program), "--no-cache", *argv)
         assert crasp("run", str(program), *argv) == crasp("run", str(program), *argv) == fresh
-    status, _, err = crasp("run", str(program), stdin="a b\na c b\n")
-    assert status == 1 and "input 2, position 2: token 'c'" in err
+    status, out, err = crasp("run", str(program), stdin="a b\na c b\n")
+    assert status == 1 and "line 2, position 2 (column 3): token 'c'" in err and out == "? ?\n"
     assert crasp("run", str(program), "--allow-unknown", "b", "c") == (0, "a a\n", "")
 
 

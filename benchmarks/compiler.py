@@ -13,6 +13,12 @@ in the memory budget are skipped and marked.
     python benchmarks/compiler.py --all     # and every task program
     python benchmarks/compiler.py --quick   # lengths up to 10^4, for a smoke run
     python benchmarks/compiler.py --rpos    # only R_pos of the APE translations, N = 64 ... 4096
+    python benchmarks/compiler.py --depth   # only layers against count depth, library and suite
+
+``--depth`` compiles every library program and every task program (APE, and NoPE where it is a
+different program) and lists its count depth, its compiled layers (of which attention layers) and
+its compile time, with the totals for the library and the suite beside those of the previous
+lowering (one layer per MLP step, :data:`OLD_LAYERS`); it writes ``results/compiled_depth.json``.
 
 R_pos is the positional regularizer of Huang et al. (2025) of ``to_ape(model, N)``
 for each library program, computed from the translated model's weights.
@@ -40,10 +46,13 @@ from limit_transformer import CompileConfig, CompileError, compile  # noqa: E402
 from limit_transformer.ape import positional_regularizer, to_ape  # noqa: E402
 from limit_transformer.runner import prepare  # noqa: E402
 from limit_transformer.agreement import compare, random_inputs  # noqa: E402
+from limit_transformer.depth import model_depth  # noqa: E402
 from tasks import registry  # noqa: E402
 
 SELECTED_TASKS = ("majority", "sort", "bin_majority_interleave", "tomita_4", "d_2", "aa_star",
                   "xu_addition", "xu_mod100_addition", "unique_copy")
+OLD_LAYERS = {"library": 26, "suite": 1283}
+"""Total layers under the previous lowering (commit 074ef97), measured with model_depth."""
 MEMORY_BUDGET = 4 << 30  # bytes for one residual stream copy of the longest input
 
 
@@ -94,6 +103,24 @@ def throughput(model, checked, device: str, length: int = 10_000, repeats: int =
     return length / statistics.median(times[1:])
 
 
+def depth_table() -> tuple[list[dict], dict]:
+    """Count depth against compiled layers for every program, and the totals per group."""
+    rows = []
+    totals = {group: {"programs": 0, "count_depth": 0, "layers": 0, "old_layers": old}
+              for group, old in OLD_LAYERS.items()}
+    for group, name, checked in registry.written_programs():
+        start = time.perf_counter()
+        depth = model_depth(checked)
+        row = {"program": name, "count_depth": checked.info.depth, "layers": depth.layers,
+               "attention_layers": depth.attention_layers, "compile_s": round(time.perf_counter() - start, 3)}
+        rows.append(row)
+        total = totals[group]
+        total["programs"] += 1
+        total["count_depth"] += row["count_depth"]
+        total["layers"] += row["layers"]
+    return rows, totals
+
+
 RPOS_LENGTHS = (64, 256, 1024, 4096)
 
 
@@ -116,7 +143,19 @@ def main() -> None:
     parser.add_argument("--all", action="store_true")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--rpos", action="store_true")
+    parser.add_argument("--depth", action="store_true")
     args = parser.parse_args()
+    if args.depth:
+        rows, totals = depth_table()
+        print(tabulate(rows, headers="keys", tablefmt="github"))
+        for group, total in totals.items():
+            print(f"{group}: {total['programs']} programs, {total['layers']} layers in total "
+                  f"(previous lowering {total['old_layers']}), count depth {total['count_depth']} in total")
+        out = ROOT / "benchmarks" / "results" / "compiled_depth.json"
+        out.parent.mkdir(exist_ok=True)
+        out.write_text(json.dumps({"totals": totals, "rows": rows}, indent=1))
+        print(f"wrote {out}")
+        return
     if args.rpos:
         rows = regularizer_table()
         print(tabulate(rows, headers="keys", tablefmt="github"))

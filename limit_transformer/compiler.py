@@ -40,14 +40,15 @@ from .passes.assemble import assemble, to_tensor
 from .passes.dead_slots import eliminate_dead_slots
 from .passes.errors import CompileError
 from .passes.lowered import BOS_TOKEN, OTHER_TOKEN, Lowered, Mlp, Operation, Read, Unit
-from .passes.lowering import Bool, Linear, Value, lower
+from .passes.lowering import Rails, lower
 from .passes.schedule import EMBEDDING, Schedule, allocate_layers, dependency_graph
+from .passes.symbolic import Affine, Atom, Form, Poly
 from .passes.size import Size, check_size, model_size
 from .passes.weights import DENSE_LIMIT, SparseArray, Weights, emit_weights
 
 __all__ = [
     "BOS_TOKEN", "OTHER_TOKEN", "CompileError", "compile_program",
-    "Read", "Unit", "Mlp", "Operation", "Lowered", "Bool", "Linear", "Value", "lower",
+    "Read", "Unit", "Mlp", "Operation", "Lowered", "Poly", "Atom", "Form", "Affine", "Rails", "lower",
     "eliminate_dead_slots", "EMBEDDING", "dependency_graph", "Schedule", "allocate_layers",
     "DENSE_LIMIT", "SparseArray", "Weights", "emit_weights", "to_tensor", "assemble",
     "Size", "model_size", "check_size", "Depth", "model_depth",

@@ -3,7 +3,7 @@ layers, run without emitting weights (and without importing torch).
 
 >>> from crasp import parse
 >>> model_depth(parse('S = #"a" > 0\\nA = #(S && "b") > 1'))
-Depth(layers=3, attention_layers=2)
+Depth(layers=2, attention_layers=2)
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ with the reason.
 >>> from limit_transformer import compile
 >>> export = export_lens(compile(library.load("contains_ab")), n_ctx=16)
 >>> export.config["d_model"], export.config["n_heads"], export.config["d_head"]
-(29, 2, 16)
+(25, 2, 16)
 >>> export.logit_error < 1e-9
 True
 """

@@ -485,7 +485,7 @@ class LimitTransformer(nn.Module):
         >>> from limit_transformer import compile
         >>> data = compile(check(library.load("dyck1"))).summary()
         >>> data["layers"], data["width"] == len(data["residual"]), data["outputs"]
-        (3, True, ['accept'])
+        (2, True, ['accept'])
         """
         spec = self.spec
         blocks = []

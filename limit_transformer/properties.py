@@ -7,7 +7,7 @@ raises :class:`PropertyViolation` naming the weight that breaks one.
 >>> from crasp import parse
 >>> from limit_transformer import compile
 >>> check_properties(compile(parse('A = #[i - j in {2}] "a" > 0 && i mod 3 in {0}')))
-Properties(period=3, tau=2, layers=4, heads=2)
+Properties(period=3, tau=2, layers=1, heads=2)
 """
 
 from __future__ import annotations

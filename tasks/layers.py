@@ -8,8 +8,9 @@ function of their input) and C-RASP equivalent, depth for depth.
 **At most**: the count depth of the shallowest verified program (:mod:`tasks.evidence`: the
 user's, the library's, one built from the task's automaton or one synthesized). Its compiled Limit
 Transformer's layers are given in a field of their own (``compiled_layers``, of which
-``attention_layers`` hold heads; :func:`limit_transformer.depth.model_depth`): our compiler spends
-MLP-only layers on Boolean combinations, so that count is larger. NoPE counts plain programs only.
+``attention_layers`` hold heads; :func:`limit_transformer.depth.model_depth`): our compiler places
+Boolean combinations in the MLPs of attention layers where it can, so that count is the count depth
+or a little more. NoPE counts plain programs only.
 The bound is as strong as the program's verification, and as good as the shallowest program found
 (:func:`search_shallower` asks synthesis where the only one was built from an automaton).
 
@@ -43,7 +44,7 @@ conflict is reported.
 >>> found = layers(tasks.get("L5"), ("ape", "nope"), QUICK)
 >>> nope = found.schemes["nope"]
 >>> nope.at_least, nope.at_most, nope.compiled_layers
-(3, 3, 8)
+(3, 3, 3)
 >>> found.schemes["ape"].at_least is None
 True
 """

@@ -14,11 +14,16 @@ the token sequence a model (or a program) sees, with the positions whose next st
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterator
+
 from . import catalogue
 from .catalogue import all_tasks, balanced, names, register, task  # noqa: F401 - the public face
 from .types import (  # noqa: F401 - the public face
     BOS, EOS, INVALID, SEP, Anchor, Dataset, Example, Format, Labels, Task, TaskError, training_bin,
 )
+
+if TYPE_CHECKING:
+    from crasp.checker import CheckedProgram
 
 
 def get(name: str) -> Task:
@@ -64,3 +69,23 @@ class Families:
 
     def __contains__(self, family: object) -> bool:
         return family in list(self)
+
+
+def written_programs() -> Iterator[tuple[str, str, CheckedProgram]]:
+    """``(group, name, checked)`` for every program written by hand: the library's (group
+    ``library``) and every registered task's (group ``suite``: each of its programs once, an APE
+    program that serves NoPE too counted once). The compiler's depth figures are taken over these.
+
+    >>> next(written_programs())[:2]
+    ('library', 'library/aa_star')
+    """
+    from crasp import check, library
+
+    for name in library.names():
+        yield "library", f"library/{name}", check(library.load(name))
+    for each in all_tasks():
+        written: list = []
+        for scheme, program in each.programs.items():
+            if program is not None and not any(program is other for other in written):
+                written.append(program)
+                yield "suite", f"task/{each.name}/{scheme}", check(each.program(scheme))

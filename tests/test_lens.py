@@ -227,7 +227,7 @@ def test_the_export_does_not_import_transformer_lens():
         "from limit_transformer import compile\n"
         "from limit_transformer.lens import export_lens, LensError, require_transformer_lens\n"
         "export = export_lens(compile(library.load('contains_ab')), n_ctx=16)\n"
-        "assert export.state_dict['pos_embed.W_pos'].shape == (16, 29)\n"
+        "assert export.state_dict['pos_embed.W_pos'].shape == (16, 25)\n"
         "assert export.config['normalization_type'] is None and export.config['act_fn'] == 'relu'\n"
         "try:\n"
         "    require_transformer_lens()\n"

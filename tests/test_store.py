@@ -236,3 +236,42 @@ def test_four_processes_share_one_store_without_losing_anything(tmp_path):
     assert store.load_partial("g0")["step"] == ROUNDS - 1
     assert not list(tmp_path.rglob("*.tmp"))
     assert time.perf_counter() - started < 60
+
+
+class _Killed(BaseException):
+    """Stands for the signal that kills a writer between its commit and its rename."""
+
+
+@pytest.mark.parametrize("what", ["finished run", "group in progress"])
+@pytest.mark.parametrize("when", ["at its commit", "before its rename"])
+def test_a_killed_writer_leaves_a_store_that_opens(tmp_path, monkeypatch, what, when):
+    """Killed at any point of a write, a writer leaves no checkpoint without its row (a store every
+    reader would refuse until repaired): at most a row whose file is missing, a damaged run."""
+    store = Store(tmp_path)
+    _record(store, 0)
+
+    def killed(*_, **__):
+        raise _Killed
+
+    if when == "at its commit":
+        monkeypatch.setattr(Store, "_transaction", killed)
+    else:
+        monkeypatch.setattr(validation.runs.store.os, "replace", killed)
+    with pytest.raises(_Killed):
+        if what == "finished run":
+            _record(store, 1)
+        else:
+            store.save_partial("g1", {"step": 3, "seeds": [1], "history": [[]]})
+    monkeypatch.undo()
+    store.close()
+    reopened = Store(tmp_path)  # not refused
+    assert [r.spec.seed for r in reopened.runs()] == [0]
+    lost = f"checkpoint checkpoints/{dataclasses.replace(SPEC, seed=1).key}.safetensors is missing"
+    assert [p.what for p in reopened.problems] == ([lost] if (what, when) == ("finished run", "before its rename")
+                                                   else [])
+    if what == "finished run":
+        _record(reopened, 1)  # trained again: its row is replaced and its file is in place
+        assert sorted(r.spec.seed for r in Store(tmp_path).runs()) == [0, 1]
+    else:
+        assert reopened.load_partial("g1") is None  # its file never arrived: the group starts again
+    assert not list(tmp_path.glob("*/.*.tmp"))

@@ -11,7 +11,9 @@ Guarantees:
 
 * **Atomic writes.** A checkpoint is written to a temporary file of a unique name in its own
   folder, flushed to disk, then renamed over the old one (``os.replace``); a reader sees the old
-  file or the new one, never half of one. Rows are written in SQLite transactions.
+  file or the new one, never half of one. Rows are written in SQLite transactions, committed
+  before the rename, so a writer killed in between leaves a row whose checkpoint is missing (a
+  damaged run, trained again), never a checkpoint without a row (a store every reader refuses).
 * **Concurrent use.** Any number of processes on one machine may read and write one store at
   once (several ``crasp validate`` or ``crasp arithmetic --run`` sharing a GPU). A lock file,
   ``store.lock`` (``fcntl.flock``; ``msvcrt`` on Windows), is held exclusively while a checkpoint
@@ -261,9 +263,12 @@ LOCKED = fcntl is not None or msvcrt is not None
 store still writes atomically, but concurrent writers to one store are not ordered."""
 
 
-def _replace_atomically(path: Path, write) -> None:
-    """``write(temporary)`` then rename the temporary file over ``path``. The caller holds the
-    store's lock exclusively, so a temporary file of ``path`` left by a killed writer is removed."""
+def _replace_atomically(path: Path, write, then=None) -> None:
+    """``write(temporary)``, then ``then(temporary)`` (the row that refers to it, committed), then
+    rename the temporary file over ``path``. The caller holds the store's lock exclusively, so a
+    temporary file of ``path`` left by a killed writer is removed. A writer killed between the two
+    leaves a row whose file is missing, which readers skip as a damaged run (trained again), never a
+    file without a row, which would make every reader refuse the store until it is repaired."""
     if LOCKED:
         for stale in _temporary_files(path.parent, path.name):
             stale.unlink(missing_ok=True)
@@ -275,6 +280,8 @@ def _replace_atomically(path: Path, write) -> None:
             os.chmod(temporary, path.parent.stat().st_mode & 0o666)
         write(temporary)
         _fsync(temporary)
+        if then is not None:
+            then(temporary)
         os.replace(temporary, path)
     except BaseException:
         temporary.unlink(missing_ok=True)
@@ -444,9 +451,9 @@ class Store:
     def record(self, spec: RunSpec, accuracy, steps: int, wall_time: float, stopped_early: bool,
                history, weights: dict[str, torch.Tensor], *, trained_on: dict | None = None,
                compared_with: dict | None = None) -> StoredRun:
-        """Store a finished run: its checkpoint file (whose metadata holds the run's spec, results,
-        where it trained and what it is compared with, for :func:`repair`) first, then its rows,
-        under the store's lock."""
+        """Store a finished run under the store's lock: its checkpoint file (whose metadata holds the
+        run's spec, results, where it trained and what it is compared with, for :func:`repair`)
+        written under a temporary name, then its rows committed, then the file renamed into place."""
         from safetensors.torch import save_file
 
         relative = f"checkpoints/{spec.key}.safetensors"
@@ -457,12 +464,17 @@ class Store:
                "history": [[int(s), [float(a) for a in acc]] for s, acc in history],
                "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S"), "trained_on": where}
         metadata = {RUN_METADATA: json.dumps(run, sort_keys=True)}
-        with self._locked(exclusive=True):
-            _replace_atomically(self.root / relative, lambda path: save_file(tensors, str(path), metadata=metadata))
-            fields = _run_fields(spec, run, relative, _sha256_file(self.root / relative))
+        written: dict = {}
+
+        def insert_row(temporary: Path) -> None:
+            written.update(_run_fields(spec, run, relative, _sha256_file(temporary)))
             with self._transaction():
-                self.insert(fields, where)
-        return self._parse({**fields, "trained_on": json.dumps(where)})
+                self.insert(written, where)
+
+        with self._locked(exclusive=True):
+            _replace_atomically(self.root / relative, lambda path: save_file(tensors, str(path), metadata=metadata),
+                                then=insert_row)
+        return self._parse({**written, "trained_on": json.dumps(where)})
 
     def insert(self, fields: dict, trained_on: dict) -> None:
         """Write a run's row (as :func:`_run_fields` makes it) and where it trained; the caller holds
@@ -558,14 +570,15 @@ class Store:
         """Save the state of a group in training (replacing the previous one)."""
         relative = f"partial/{group_key}.pt"
         summary = json.dumps({name: state[name] for name in SUMMARY if name in state})
-        with self._locked(exclusive=True):
-            _replace_atomically(self.root / relative, lambda path: torch.save(state, path))
-            digest = _sha256_file(self.root / relative)
+        def insert_rows(temporary: Path) -> None:
             with self._transaction():
                 self.db.execute("INSERT OR REPLACE INTO partial (group_key, path, sha256, step) VALUES (?, ?, ?, ?)",
-                                (group_key, relative, digest, int(state["step"])))
+                                (group_key, relative, _sha256_file(temporary), int(state["step"])))
                 self.db.execute("INSERT OR REPLACE INTO partial_summary VALUES (?, ?, ?)",
                                 (group_key, int(state["step"]), summary))
+
+        with self._locked(exclusive=True):
+            _replace_atomically(self.root / relative, lambda path: torch.save(state, path), then=insert_rows)
 
     def load_partial(self, group_key: str) -> dict | None:
         """The saved state of a group, or None (a damaged one is reported in :attr:`problems`)."""

@@ -247,3 +247,24 @@ def test_a_users_task_is_validated_and_reported_by_its_spec(tmp_path, monkeypatc
     assert "| c_dominates_test |" in one and "majority_copy_test" not in one
     assert main(["report", "parity", "--store", store, "--out", str(tmp_path / "none")]) == 1
     assert "no finished runs of tasks parity" in capsys.readouterr().err
+
+
+def test_an_import_killed_at_its_commit_leaves_a_store_that_opens_unchanged(trained, tmp_path):
+    """The importing process dies (no clean-up runs) as it commits the rows: no checkpoint is
+    left without its row, so the store opens as it was and the import can be run again."""
+    import subprocess
+    import sys
+
+    heavy = tmp_path / "heavy.records"
+    export(trained, heavy, weights=True)
+    Store(tmp_path / "home").close()
+    script = ("import os, sys\n"
+              "from validation.runs.store import Store\n"
+              "from validation.runs.records import import_records\n"
+              "Store._transaction = lambda self: os._exit(3)  # dies as a SIGKILL would: nothing cleans up\n"
+              "import_records(Store(sys.argv[1]), sys.argv[2])\n")
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "home"), str(heavy)], timeout=120)
+    assert done.returncode == 3
+    reopened = Store(tmp_path / "home")  # not refused
+    assert reopened.runs() == [] and not list((tmp_path / "home" / "checkpoints").glob("*.safetensors"))
+    assert import_records(reopened, heavy).added == 4

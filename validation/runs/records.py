@@ -37,12 +37,12 @@ import time
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from crasp.version import VERSION
 from validation.config import ValidationError
 from validation.runs.spec import spec_from_json
-from validation.runs.store import Store, StoredRun, _replace_atomically, _row_digest, _run_fields
+from validation.runs.store import Store, StoredRun, _replace_all_atomically, _replace_atomically, _row_digest, _run_fields
 
 FORMAT = 1
 """The layout of a records file; a file of another layout is refused, naming both."""
@@ -216,22 +216,20 @@ def _read(path: Path) -> tuple[dict[str, tuple[dict, dict]], dict[str, bytes]]:
 def _write(store: Store, records: dict[str, tuple[dict, dict]], carried: dict[str, bytes], added: list[str],
            upgrades: list[str]) -> None:
     """Write the new runs (and the weights of runs the store had without them) under the store's
-    lock: checkpoint files first, then every row in one transaction; if that fails, the files it
-    wrote are removed."""
-    written: list[Path] = []
-    with store._locked(exclusive=True):
-        try:
+    lock: checkpoint files under temporary names first, then every row in one transaction, then
+    the files renamed into place (as :meth:`Store.record` does); if writing or committing fails,
+    nothing is left."""
+    weighted = [key for key in [*added, *upgrades] if key in carried]
+
+    def writer(data: bytes) -> Callable[[Path], object]:
+        return lambda temporary: temporary.write_bytes(data)
+
+    def insert_rows(_: list[Path]) -> None:
+        with store._transaction():
             for key in [*added, *upgrades]:
-                if key in carried:
-                    target = store.root / records[key][0]["checkpoint"]
-                    data = carried[key]
-                    _replace_atomically(target, lambda temporary, data=data: temporary.write_bytes(data))
-                    written.append(target)
-            with store._transaction():
-                for key in [*added, *upgrades]:
-                    fields, trained_on = records[key]
-                    store.insert({name: value for name, value in fields.items()}, trained_on)
-        except BaseException:
-            for target in written:
-                target.unlink(missing_ok=True)
-            raise
+                fields, trained_on = records[key]
+                store.insert(dict(fields), trained_on)
+
+    with store._locked(exclusive=True):
+        _replace_all_atomically([(store.root / records[key][0]["checkpoint"], writer(carried[key]))
+                                 for key in weighted], insert_rows)

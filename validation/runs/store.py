@@ -53,7 +53,7 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Iterator, Literal
+from typing import Callable, Iterator, Literal
 
 import torch
 
@@ -186,7 +186,13 @@ class StoredRun:
     def provenance(self) -> dict:
         """Where the run trained and what it is compared with, as the store's ``provenance`` table
         keeps them (one JSON object per run)."""
-        return {**self.trained_on, **({COMPARED: dict(self.compared_with)} if self.compared_with else {})}
+        return provenance_of(self.trained_on, self.compared_with)
+
+
+def provenance_of(trained_on: dict | None, compared_with: dict | None) -> dict:
+    """A run's ``provenance`` as the store keeps it: where it trained, with what it is compared
+    with under :data:`COMPARED` (left out when nothing is)."""
+    return {**(trained_on or {}), **({COMPARED: dict(compared_with)} if compared_with else {})}
 
 
 @dataclass(frozen=True)
@@ -265,26 +271,38 @@ store still writes atomically, but concurrent writers to one store are not order
 
 def _replace_atomically(path: Path, write, then=None) -> None:
     """``write(temporary)``, then ``then(temporary)`` (the row that refers to it, committed), then
-    rename the temporary file over ``path``. The caller holds the store's lock exclusively, so a
-    temporary file of ``path`` left by a killed writer is removed. A writer killed between the two
-    leaves a row whose file is missing, which readers skip as a damaged run (trained again), never a
-    file without a row, which would make every reader refuse the store until it is repaired."""
-    if LOCKED:
-        for stale in _temporary_files(path.parent, path.name):
-            stale.unlink(missing_ok=True)
-    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(handle)
-    temporary = Path(name)
+    rename the temporary file over ``path``: :func:`_replace_all_atomically` of one file."""
+    _replace_all_atomically([(path, write)], None if then is None else lambda temporaries: then(temporaries[0]))
+
+
+def _replace_all_atomically(files: list[tuple[Path, Callable[[Path], object]]],
+                            then: Callable[[list[Path]], object] | None = None) -> None:
+    """Per ``(path, write)`` of ``files``, ``write(temporary)`` into a temporary file beside
+    ``path``; then ``then(temporaries)`` (the rows that refer to them, committed); then rename each
+    temporary file over its ``path``. The caller holds the store's lock exclusively, so a temporary
+    file left by a killed writer is removed. A writer killed before the renames leaves rows whose
+    files are missing, which readers skip as damaged runs (trained again), never a file without a
+    row, which would make every reader refuse the store until it is repaired."""
+    temporaries: list[Path] = []
     try:
-        if os.name == "posix":  # mkstemp makes it private: give it the mode a new file gets here
-            os.chmod(temporary, path.parent.stat().st_mode & 0o666)
-        write(temporary)
-        _fsync(temporary)
+        for path, write in files:
+            if LOCKED:
+                for stale in _temporary_files(path.parent, path.name):
+                    stale.unlink(missing_ok=True)
+            handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            os.close(handle)
+            temporaries.append(Path(name))
+            if os.name == "posix":  # mkstemp makes it private: give it the mode a new file gets here
+                os.chmod(temporaries[-1], path.parent.stat().st_mode & 0o666)
+            write(temporaries[-1])
+            _fsync(temporaries[-1])
         if then is not None:
-            then(temporary)
-        os.replace(temporary, path)
+            then(temporaries)
+        for (path, _), temporary in zip(files, temporaries):
+            os.replace(temporary, path)
     except BaseException:
-        temporary.unlink(missing_ok=True)
+        for temporary in temporaries:
+            temporary.unlink(missing_ok=True)
         raise
 
 
@@ -458,7 +476,7 @@ class Store:
 
         relative = f"checkpoints/{spec.key}.safetensors"
         tensors = {n: t.detach().cpu().contiguous() for n, t in weights.items()}
-        where = {**(trained_on or {}), **({COMPARED: dict(compared_with)} if compared_with else {})}
+        where = provenance_of(trained_on, compared_with)
         run = {"spec": spec.to_json(), "accuracy": [float(a) for a in accuracy], "steps": int(steps),
                "wall_time": float(wall_time), "stopped_early": bool(stopped_early),
                "history": [[int(s), [float(a) for a in acc]] for s, acc in history],

@@ -10,6 +10,8 @@ peak memory the largest sum of the resident memory of the process and its worker
   one `predict` each, in process: median and largest time;
 * ``regex``: `crasp predict --regex-file` of 1,000 expressions over {a, b, c} (the data set's
   rows over {a, b, c}, then expressions drawn at random with a fixed seed), cold;
+* ``program_out``: `crasp predict --regex E --schemes ape --program-out F` (cold) for one-letter
+  expressions and the 20 largest over {a, b, c} of ``regex``: median and largest time;
 * ``limits``: `crasp predict --quick` and at the default budget of a user's reverse task under an
   address-space limit (`ulimit -v`) of 2 GB and 4 GB: whether it finishes.
 
@@ -190,6 +192,27 @@ def bench_regex(tool: Path, repeats: int, count: int) -> dict:
             "peak_gb": max(r["peak_gb"] for r in runs), "status": [r["status"] for r in runs], "decided": decided}
 
 
+ONE_LETTER = ("(aa)*", "(aaa)*a", "a(aaaaa)*", "(aa|aaa)*", "aaaa*")
+
+
+def bench_program_out(tool: Path, repeats: int, count: int) -> dict:
+    """Every exhaustive check is bounded by symbols: one letter no longer means words of 20,000."""
+    largest = sorted(expressions(count), key=len, reverse=True)[:20]
+    cases = [(e, "a") for e in ONE_LETTER] + [(e, "abc") for e in largest]
+    seconds = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for expression, alphabet in cases:
+            runs = []
+            for _ in range(repeats):
+                with tempfile.TemporaryDirectory() as cache:
+                    runs.append(measure([*crasp(tool), "predict", "--regex", expression, "--alphabet", alphabet,
+                                         "--schemes", "ape", "--program-out", str(Path(folder) / "p.cr"),
+                                         *fresh(tool)], environment(tool, Path(cache))))
+            seconds[f"{expression} over {alphabet}"] = statistics.median(r["seconds"] for r in runs)
+    return {"median_s": statistics.median(seconds.values()), "max_s": max(seconds.values()),
+            "slowest": max(seconds, key=lambda k: seconds[k]), "expressions": seconds}
+
+
 def bench_limits(tool: Path) -> dict:
     found = {}
     with tempfile.TemporaryDirectory() as folder:
@@ -216,6 +239,9 @@ def run_all(tool: Path, only: set[str], repeats: int, count: int) -> dict:
     if "regex" in only:
         out["regex"] = bench_regex(tool, repeats, count)
         print("regex", out["regex"], flush=True)
+    if "program_out" in only:
+        out["program_out"] = bench_program_out(tool, repeats, count)
+        print("program_out", {k: v for k, v in out["program_out"].items() if k != "expressions"}, flush=True)
     if "limits" in only:
         out["limits"] = bench_limits(tool)
         print("limits", out["limits"], flush=True)
@@ -231,7 +257,8 @@ def worktree(revision: str) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", default="all,user,regex,limits", help="comma-separated: all, user, regex, limits")
+    parser.add_argument("--only", default="all,user,regex,program_out,limits",
+                        help="comma-separated: all, user, regex, program_out, limits")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--expressions", type=int, default=1000)
     parser.add_argument("--before", metavar="REV", help="also measure the tool at this git revision")

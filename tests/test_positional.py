@@ -257,3 +257,27 @@ def test_window_letters_only_where_they_occur():
     assert any(len(set(itertools.chain(out))) for out in found.edges)
 
 
+
+
+@given(st.integers(1, 6), st.integers(1, 5_000))
+def test_exhaustive_lengths_are_bounded_by_symbols(letters, budget):
+    """longest_within against the words themselves: every word up to the length fits the symbol
+    budget (the empty word counts one), and one more length does not."""
+    from tasks.regular.dfa import longest_within
+
+    def symbols(length: int) -> int:
+        return 1 + sum(n * letters ** n for n in range(1, length + 1))
+
+    n = longest_within(letters, budget)
+    assert symbols(n) <= budget < symbols(n + 1)
+    assert longest_within(letters, budget, cap=2) == min(n, 2)
+
+
+def test_an_agreement_over_one_letter_checks_words_of_hundreds_not_thousands_of_symbols():
+    """One letter used to mean every word up to 20,000 symbols (2 x 10^8 in all)."""
+    from tasks.regular.dfa import longest_within
+    from tasks.regular.positional import EXHAUSTIVE_SYMBOLS, agreement, bare_program
+
+    dfa = from_regex("(aa)*", "a")
+    found = agreement(bare_program(dfa), dfa, framed=False, sampled=5)
+    assert found.ok and found.exhaustive_length == longest_within(1, EXHAUSTIVE_SYMBOLS) < 1_000

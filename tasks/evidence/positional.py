@@ -34,11 +34,11 @@ ARGUMENT = ("the construction of docs/regular.md (ours): the automaton in produc
             "and of the position modulo m, its states separated by balanced counts of the relabelled letters")
 
 
-FIRST_PASS_WORDS = 130
+FIRST_PASS_SYMBOLS = 700
 """A batch's first pass (``crasp predict --regex-file``, where a thousand expressions share half a
 minute) checks the program against the task's own automaton on every word up to the length that
-keeps to this many words (length 4 over three symbols, 6 over two), and on 6 random words up to
-length 64."""
+keeps to this many symbols in all (length 4 over three symbols, 6 over two, 36 over one), and on 6
+random words up to length 64."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ def construct(evidence: Evidence) -> Construction | str:
     if not evidence.build_programs:  # a batch's first pass: checked against the task's own automaton
         (dfa, _), = chosen.values()
         return Construction(None, tuple(trackers), bounds.describe(),
-                            agreement(program, dfa, end=task.end, max_words=FIRST_PASS_WORDS, sampled=6, longest=64,
+                            agreement(program, dfa, end=task.end, max_symbols=FIRST_PASS_SYMBOLS, sampled=6, longest=64,
                                       seed=evidence.seed), program)
     checked = programs.check_candidate(evidence, programs.Origin.POSITIONAL, program)
     evidence.found.append(checked)

@@ -251,6 +251,26 @@ def from_table(symbols: str | Sequence[str], start: Hashable, accepting: Iterabl
     return _canonical(symbols, 0, final, rows)
 
 
+def longest_within(alphabet_size: int, max_symbols: int, cap: int | None = None) -> int:
+    """The longest length ``n`` (at most ``cap``) such that every word of length 0..``n`` over
+    ``alphabet_size`` letters holds at most ``max_symbols`` symbols in all (the empty word counts
+    one, as a framed input still has its frame). Exhaustive checks are bounded by symbols, not
+    words, so that one letter does not mean words of tens of thousands of symbols.
+
+    >>> longest_within(2, 200_000), longest_within(1, 200_000), longest_within(3, 10, cap=1)
+    (13, 631, 1)
+    """
+    if alphabet_size < 1 or max_symbols < 1:
+        return 0
+    length, total = 0, 1
+    while cap is None or length < cap:
+        more = alphabet_size ** (length + 1) * (length + 1)
+        if total + more > max_symbols:
+            break
+        length, total = length + 1, total + more
+    return length
+
+
 def words(symbols: Sequence[str], max_length: int, min_length: int = 0) -> Iterable[tuple[str, ...]]:
     """Every word over ``symbols`` of length ``min_length``..``max_length``, shortest first, each
     length in the order of ``symbols``."""
@@ -260,4 +280,4 @@ def words(symbols: Sequence[str], max_length: int, min_length: int = 0) -> Itera
         yield from itertools.product(symbols, repeat=n)
 
 
-__all__ = ["Dfa", "minimize", "from_regex", "from_table", "words"]
+__all__ = ["Dfa", "minimize", "from_regex", "from_table", "longest_within", "words"]

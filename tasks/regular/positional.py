@@ -50,6 +50,10 @@ from .dfa import Dfa, minimize
 from .monoid import strongly_connected_components
 from .program import track
 
+EXHAUSTIVE_SYMBOLS = 200_000
+"""The exhaustive part of :func:`agreement` takes every word up to the length whose words hold this
+many symbols in all: 13 over two letters, 8 over three, 631 over one."""
+
 NOTHING = ""
 """The window's entry for an offset before ``<bos>``: no position there."""
 
@@ -371,28 +375,27 @@ class Agreement:
 
 
 def agreement(program: ast.Program, dfa: Dfa, end: str | None = None, framed: bool = True,
-              max_words: int = 20_000, sampled: int = 200, longest: int = 200, seed: int = 0) -> Agreement:
+              max_symbols: int = EXHAUSTIVE_SYMBOLS, sampled: int = 200, longest: int = 200,
+              seed: int = 0) -> Agreement:
     """Run ``program`` on words of ``dfa``'s alphabet (framed as :func:`build` frames them: ``<bos>
     w``, ``<bos> w end`` or the bare ``w``) and compare its verdicts with the automaton's: every word
-    of the longest length that keeps to ``max_words`` words, then ``sampled`` random words.
+    up to the longest length whose words hold at most ``max_symbols`` symbols in all
+    (:func:`~tasks.regular.dfa.longest_within`), then ``sampled`` random words.
 
     >>> from tasks.regular.dfa import from_regex
     >>> dfa = from_regex("(aa)*", "a")
-    >>> found = agreement(program_for(dfa, end="<eos>"), dfa, end="<eos>", max_words=50, sampled=10)
+    >>> found = agreement(program_for(dfa, end="<eos>"), dfa, end="<eos>", max_symbols=50, sampled=10)
     >>> found.ok, found.exhaustive_length
-    (True, 49)
+    (True, 9)
     """
     import numpy as np
 
     from crasp.checker import check
     from crasp.interpreter import run_in_chunks
 
-    from .dfa import words
+    from .dfa import longest_within, words
 
-    k, length, total = len(dfa.symbols), 0, 1
-    while total + k ** (length + 1) <= max_words:
-        length += 1
-        total += k ** length
+    length = longest_within(len(dfa.symbols), max_symbols)
     rng = np.random.default_rng(seed)
     inputs = [w for w in words(dfa.symbols, length) if framed or w]
     inputs += [tuple(rng.choice(dfa.symbols, size=int(n))) for n in rng.integers(1, longest + 1, size=sampled)]

@@ -40,7 +40,14 @@ PARITY = "Huang et al. 2025 (arXiv 2410.02140): PARITY is not in C-RASP[periodic
 APERIODIC = ("Huang et al. 2025, Lemma 38 (as cited by Yang et al. 2026, arXiv 2608.13433, Example 43): the regular "
              "languages of plain C-RASP are aperiodic")
 MAX_MODULUS = 8
-MAX_SYMBOLS = 8
+MAX_SYMBOLS = 32
+"""Tasks of more symbols are not searched (a pair of symbols costs about 130 answers to drop)."""
+PREFILTER = 6
+"""Every string over a pair up to this length: where the answer depends on the order of the
+symbols already, the pair is dropped."""
+DIRECTED = 24
+"""One string of each count at each length up to this one: a pattern modulo k <= 8 shows at two
+counts per cell."""
 SUPPORT = 3
 """The different counts at which each cell of a modular pattern must be seen."""
 QUICK_BUDGET = QUICK
@@ -79,39 +86,61 @@ def _key(task: Task, x: tuple[str, ...]):
     return tuple(answer)
 
 
-def _observe(task: Task, strings, counted: str) -> dict[tuple[int, int], set] | None:
-    """(#counted, length) -> the answers seen; None when a string is outside the domain. The
-    vectorised reference, where the task has one, answers strings of one length at once."""
+def _answers(task: Task, strings: list[tuple[str, ...]]) -> dict[tuple[str, ...], object] | None:
+    """string -> its answer (its key), for the strings the task reads (those at least its shortest
+    input long); None when one of them is outside the domain. The vectorised reference, where the
+    task has one, answers the strings of one length at once."""
     shortest = task.min_length - len(task.prefix) + 1
-    strings = [x for x in strings if len(x) >= shortest]
+    strings = list(dict.fromkeys(x for x in strings if len(x) >= shortest))
     if not all(task.valid(x) for x in strings):
         return None
-    seen: dict[tuple[int, int], set] = {}
     if task.batch_answer is not None and task.format is not Format.ALIGNED:
         try:
-            return _observe_batched(task, strings, counted, seen)
+            return _answers_batched(task, strings)
         except NotImplementedError:  # strings the vectorised reference does not cover
-            seen = {}
-    for x in strings:
-        seen.setdefault((x.count(counted), len(x)), set()).add(_key(task, x))
-    return seen
+            pass
+    return {x: _key(task, x) for x in strings}
 
 
-def _observe_batched(task: Task, strings, counted: str, seen: dict) -> dict[tuple[int, int], set] | None:
-    assert task.batch_answer is not None  # _observe calls this only for tasks with a vectorised reference
+def _answers_batched(task: Task, strings) -> dict[tuple[str, ...], object] | None:
+    assert task.batch_answer is not None  # _answers calls this only for tasks with a vectorised reference
     index = {s: k for k, s in enumerate(task.symbols)}
     by_length: dict[int, list] = {}
     for x in strings:
         by_length.setdefault(len(x), []).append(x)
+    out: dict[tuple[str, ...], object] = {}
     for length, group in by_length.items():
         ids = np.array([[index[s] for s in x] for x in group], dtype=np.int64).reshape(len(group), length)
         codes = np.asarray(task.batch_answer(ids))
         if (codes == INVALID).all(axis=1).any():
             return None
         answers = codes[:, -1:] if task.format is Format.NEXT_SET else codes
-        for x, answer in zip(group, map(tuple, answers.tolist())):
-            seen.setdefault((x.count(counted), length), set()).add(answer)
+        out.update(zip(group, map(tuple, answers.tolist())))
+    return out
+
+
+def _seen(answers: dict[tuple[str, ...], object], counted: str) -> dict[tuple[int, int], set]:
+    """(#counted, length) -> the answers seen."""
+    seen: dict[tuple[int, int], set] = {}
+    for x, answer in answers.items():
+        seen.setdefault((x.count(counted), len(x)), set()).add(answer)
     return seen
+
+
+def _fits(table: dict[tuple[int, int], object], k: int, m: int, support: int) -> int | None:
+    """The number of answers where ``table`` is an established function of (count mod k, length
+    mod m) that depends on the count mod k (see :func:`_pattern`), else None."""
+    function: dict[tuple[int, int], object] = {}
+    witnesses: dict[tuple[int, int], set[int]] = {}
+    for (c, n), answer in table.items():
+        if function.setdefault((c % k, n % m), answer) != answer:
+            return None
+        witnesses.setdefault((c % k, n % m), set()).add(c)
+    if len(function) < k * m or any(len(w) < support for w in witnesses.values()):
+        return None
+    if not any(len({function[(r, s)] for r in range(k)}) > 1 for s in range(m)):
+        return None
+    return len(set(function.values()))
 
 
 def _pattern(seen: dict[tuple[int, int], set], support: int = SUPPORT) -> tuple[int, int, int] | None:
@@ -126,57 +155,94 @@ def _pattern(seen: dict[tuple[int, int], set], support: int = SUPPORT) -> tuple[
     counts = max(c for c, _ in table)
     for k, m in sorted(itertools.product(range(2, MAX_MODULUS + 1), range(1, MAX_MODULUS + 1)),
                        key=lambda pair: (pair[0] * pair[1], pair)):
-        if counts < support * k:
-            continue
-        function: dict[tuple[int, int], object] = {}
-        witnesses: dict[tuple[int, int], set[int]] = {}
-        if not all(function.setdefault((c % k, n % m), answer) == answer for (c, n), answer in table.items()):
-            continue
-        for c, n in table:
-            witnesses.setdefault((c % k, n % m), set()).add(c)
-        if len(function) < k * m or any(len(w) < support for w in witnesses.values()):
-            continue
-        depends = any(len({function[(r, s)] for r in range(k)}) > 1 for s in range(m))
-        if depends:
-            return k, m, len(set(function.values()))
+        if counts >= support * k and (values := _fits(table, k, m, support)) is not None:
+            return k, m, values
     return None
+
+
+def _arranged(pair: tuple[str, str], count: int, length: int, rng: np.random.Generator) -> tuple[str, ...]:
+    """A string of ``length`` symbols, ``count`` of them ``pair[0]`` at random places, the rest ``pair[1]``."""
+    x = np.full(length, pair[1], dtype=object)
+    x[rng.choice(length, size=count, replace=False)] = pair[0]
+    return tuple(x)
+
+
+def _covering(pair: tuple[str, str], k: int, m: int, lengths: tuple[int, int], rng: np.random.Generator,
+              per_cell: int = 2 * SUPPORT) -> list[tuple[str, ...]]:
+    """For each cell (r, s) of Z_k x Z_m, ``per_cell`` strings of lengths in ``lengths`` (inclusive)
+    with length = s and #pair[0] = r, modulo m and k, at counts spread over the possible ones."""
+    low, high = lengths
+    out = []
+    for r, s in itertools.product(range(k), range(m)):
+        for _ in range(per_cell):
+            n = int(rng.integers(low, high + 1))
+            n += (s - n) % m
+            if n > high:
+                n -= m
+            if n < max(low, r):
+                continue
+            counts = np.arange(r, n + 1, k)
+            out.append(_arranged(pair, int(rng.choice(counts)), n, rng))
+    return out
 
 
 def family(task: Task, budget: Budget, seed: int = 0) -> Family | None:
     """The pair of symbols on whose strings the answer counts modulo k > 1, the simplest such
-    (no dependence on the length where possible, then the smallest k); None if there is none."""
+    (no dependence on the length where possible, then the smallest k); None if there is none.
+
+    Per pair of symbols: every string up to :data:`PREFILTER` symbols, where the answer must
+    depend on nothing but the counts (else the pair is dropped at once); then one string of each
+    count at each length up to :data:`DIRECTED`, where a pattern must show at two counts per cell;
+    then every string up to ``budget.family`` symbols, strings covering every cell of the pattern
+    and random ones up to ``budget.family_length``, where it must hold at :data:`SUPPORT` counts
+    per cell (:func:`_pattern`)."""
     if task.format is Format.ALIGNED or not 2 <= len(task.symbols) <= MAX_SYMBOLS:
         return None
     rng = np.random.default_rng(seed)
-    short = min(8, budget.family)
+    short = min(PREFILTER, budget.family)
     families: list[Family] = []
-    for counted, filler in itertools.permutations(task.symbols, 2):
-        pair = (counted, filler)
+    for pair in itertools.combinations(task.symbols, 2):
         quick = [x for n in range(short + 1) for x in itertools.product(pair, repeat=n)]
         try:
-            seen = _observe(task, quick, counted)
+            answers = _answers(task, quick)
+            if answers is None or any(len(a) > 1 for a in _seen(answers, pair[0]).values()):
+                continue  # outside the domain, or the order of the symbols matters already
+            directed = [_arranged(pair, c, n, rng) for n in range(short + 1, DIRECTED + 1) for c in range(n + 1)]
+            more = _answers(task, directed)
         except ReferenceFailure:  # strings of this pair are not all inputs of the task
-            continue
-        if seen is None or _pattern(seen, support=2) is None:
-            continue
-        exhaustive = [x for n in range(short + 1, budget.family + 1) for x in itertools.product(pair, repeat=n)]
-        lengths = np.linspace(budget.family + 1, max(budget.family + 1, budget.family_length), num=40).round()
-        sampled = [tuple(rng.choice(pair, size=int(n), p=[q, 1 - q])) for n in lengths
-                   for q in (0.2, 0.5, 0.8)]
-        try:
-            more = _observe(task, exhaustive + sampled, counted)
-        except ReferenceFailure:
             continue
         if more is None:
             continue
-        for key, answers in more.items():
-            seen.setdefault(key, set()).update(answers)
-        found = _pattern(seen)
-        if found is not None:
-            k, m, values = found
-            families.append(Family(counted, filler, k, m, values, len(quick) + len(exhaustive), budget.family,
-                                   len(sampled), int(lengths[-1])))
+        answers.update(more)
+        for counted, filler in (pair, pair[::-1]):
+            found = _pattern(_seen(answers, counted), support=2)
+            if found is not None:
+                families += _established(task, (counted, filler), found[:2], answers, budget, rng)
     return min(families, key=lambda f: (f.length_period, f.modulus), default=None)
+
+
+def _established(task: Task, pair: tuple[str, str], pattern: tuple[int, int], answers: dict, budget: Budget,
+                 rng: np.random.Generator) -> list[Family]:
+    """The family of ``pair`` where the pattern seen on short strings holds on longer ones."""
+    k, m = pattern
+    exhaustive = [x for n in range(PREFILTER + 1, budget.family + 1) for x in itertools.product(pair, repeat=n)]
+    longest = max(budget.family + 1, budget.family_length)
+    lengths = np.linspace(budget.family + 1, longest, num=40).round()
+    sampled = [tuple(rng.choice(pair, size=int(n), p=[q, 1 - q])) for n in lengths for q in (0.2, 0.5, 0.8)]
+    sampled += _covering(pair, k, m, (budget.family + 1, longest), rng)
+    try:
+        more = _answers(task, exhaustive + sampled)
+    except ReferenceFailure:
+        return []
+    if more is None:
+        return []
+    found = _pattern(_seen({**answers, **more}, pair[0]))
+    if found is None:
+        return []
+    k, m, values = found
+    checked = sum(1 for x in answers if len(x) <= PREFILTER) + len(exhaustive)
+    return [Family(pair[0], pair[1], k, m, values, checked, max(budget.family, PREFILTER), len(sampled) +
+                   len(answers) - sum(1 for x in answers if len(x) <= PREFILTER), int(longest))]
 
 
 def observed(evidence: Evidence) -> Family | None:

@@ -356,7 +356,7 @@ def verify(
     shortest: Counterexample | None = None
     exercises: dict[str, Exercise] = {}
     for offset in offsets:
-        traced = offset == 0 and bool(found)
+        traced = offset < period and bool(found)  # every residue: a periodic comparison may flip only with it
         extra = {p.name: p.difference for p in found} if traced else None
         inputs = [e.tokens for e in examples]
         for indices, result in run_in_chunks(checked, inputs, offset=offset, alphabet=task.alphabet, extra=extra,

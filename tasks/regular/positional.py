@@ -319,7 +319,17 @@ def states_before(b: ProgramBuilder, reader: Reader, found: Product) -> dict[int
     """Per state of the product the Boolean "the run was in it before this position's token"."""
     shown = {key: reader.shows(*key, found.modulus) for key in set(found.visible)}
     return track(b, found.start, found.edges, [reader.letter(x, found.modulus) for x in found.letters],
-                 [(key, shown[key]) for key in found.visible], first=reader.first)
+                 [(key, shown[key]) for key in found.visible], first=reader.first,
+                 pinned=[_pinned(x) for x in found.letters])
+
+
+def _pinned(letter: Letter) -> int | None:
+    """The position (the symbols before it) at which a letter whose window reaches back past the
+    word's first symbol is read; None for a letter that may be read anywhere."""
+    start = {NOTHING, BOS}
+    if not start & set(letter.before):
+        return None
+    return sum(1 for t in letter.before if t not in start)
 
 
 def accepting(found: Product, dfa: Dfa, prev: dict[int, Expr], reader: Reader, end: str | None) -> Expr:

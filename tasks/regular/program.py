@@ -145,9 +145,34 @@ def states_before(b: ProgramBuilder, dfa: Dfa) -> dict[int, Expr]:
     return track(b, dfa.start, edges, [tok(s) for s in dfa.symbols])
 
 
+def _exits_once(edges: Sequence[Sequence[tuple[int, int]]], successors: Sequence[Sequence[int]],
+                inside: set[int], pinned: Sequence[int | None] | None) -> bool:
+    """Whether the Boolean "the run leaves the component ``inside`` here" can be true at one
+    position at most, the real exit (while the run is in the component its states are known
+    exactly; after, they are not). Either every leaving label is read at one and the same position
+    of every input (``pinned[label]``: a window that reaches back to the start), or no label that
+    leaves can be read once the run has left: no state reachable from a leaving transition's target
+    has a transition with that label (a label is a property of the position: its token, what
+    surrounds it, its residue), and none of them is a state whose transitions are left out (a
+    sink, where any label may follow)."""
+    leaving = {k for q in inside for k, t in edges[q] if t not in inside}
+    if pinned is not None and len({pinned[k] for k in leaving}) == 1 and pinned[next(iter(leaving))] is not None:
+        return True
+    frontier = [t for q in inside for _, t in edges[q] if t not in inside]
+    after = set(frontier)
+    while frontier:
+        for t in successors[frontier.pop()]:
+            if t not in after:
+                after.add(t)
+                frontier.append(t)
+    if any(not edges[r] for r in after):
+        return False
+    return not any(k in leaving for r in after for k, _ in edges[r])
+
+
 def track(b: ProgramBuilder, start: int, edges: Sequence[Sequence[tuple[int, int]]],
           read: Sequence[Expr], visible: Sequence[tuple[object, Expr]] | None = None,
-          first: Expr | None = None) -> dict[int, Expr]:
+          first: Expr | None = None, pinned: Sequence[int | None] | None = None) -> dict[int, Expr]:
     """:func:`states_before` for any deterministic automaton: ``edges[q]`` lists the transitions
     ``(label, target)`` of state q (it need not be complete: a transition that never occurs may be
     left out), and ``read[label]`` is the Boolean true at exactly the positions whose token takes
@@ -157,7 +182,8 @@ def track(b: ProgramBuilder, start: int, edges: Sequence[Sequence[tuple[int, int
     keys, equal Booleans); the refinement starts from the partition by these keys. Every strongly
     connected component must be separated (:func:`tasks.regular.decide.separate_edges`).
     ``first``: the Boolean true at the word's first position where the input has no ``<bos>`` (the
-    run is in the start state before it; with ``<bos>``, before the position after it)."""
+    run is in the start state before it; with ``<bos>``, before the position after it).
+    ``pinned[label]``: the one position at which the label can be read, where there is one."""
     successors = [sorted({t for _, t in out}) for out in edges]
     components = list(reversed(strongly_connected_components(successors)))
     prev: dict[int, Expr] = {}
@@ -184,16 +210,22 @@ def track(b: ProgramBuilder, start: int, edges: Sequence[Sequence[tuple[int, int
                     entries.setdefault(t, []).append(prev[p] & read[k])
         # the run enters C at most once, at one of its entry states: one indicator per entry state,
         # and the counts of labels since the entry shared by all of them
-        entered: dict[int, Expr] = {}
+        entered: dict[int, Expr | None] = {}
         enters: list[Expr] = []
+        # entered only at <bos>, which is every input's first position: entered before every other
+        # position, with no count (its comparison could never come out false)
+        at_bos = first is None and set(entries) == {start} and len(entries[start]) == 1
         for e, ways in sorted(entries.items()):
             enter = let(f"Enter_{tag}_at{e}", any_of(ways))
             enters.append(enter)
-            entered[e] = count(enter) >= 1
+            entered[e] = None if at_bos else count(enter) >= 1
         enter_any = enters[0] if len(enters) == 1 else let(f"Enter_{tag}", any_of(enters))
-        count_any = let(f"N_enter_{tag}", count(enter_any))
         at_start = first is not None and start in inside  # the first position: the run was in C before it
-        before = let(f"In_{tag}", (count_any >= 1) if at_start else (count_any >= 1) & ~enter_any)
+        if at_bos:
+            before = let(f"In_{tag}", ~enter_any)
+        else:
+            count_any = let(f"N_enter_{tag}", count(enter_any))
+            before = let(f"In_{tag}", (count_any >= 1) if at_start else (count_any >= 1) & ~enter_any)
         classes: dict[int, int] = {q: 0 for q in states}
         class_expr: dict[int, Expr] = {0: before}
         if visible is not None and keys is not None and result is not None:
@@ -219,7 +251,8 @@ def track(b: ProgramBuilder, start: int, edges: Sequence[Sequence[tuple[int, int
                 current.append(where(label, weight, 0))
             # the potential of the state before this position: the entry state's, plus the
             # weights of the labels read since the entry
-            at_entry = [where(entered[e], potential[e], 0) for e in sorted(entered) if potential[e]]
+            at_entry = [potential[e] if entered[e] is None else where(entered[e], potential[e], 0)
+                        for e in sorted(entered) if potential[e]]
             value = let(f"P_{tag}", sum_of(totals) - sum_of(current) + sum_of(at_entry))
             new_classes: dict[int, int] = {}
             new_expr: dict[int, Expr] = {}
@@ -238,7 +271,10 @@ def track(b: ProgramBuilder, start: int, edges: Sequence[Sequence[tuple[int, int
             continue
         leave = let(f"Exit_{tag}", any_of(leaving))
         left = let(f"N_exit_{tag}", count(leave))
-        gone = let(f"Gone_{tag}", (left >= 2) | ((left >= 1) & ~leave))
+        if _exits_once(edges, successors, inside, pinned):
+            gone = let(f"Gone_{tag}", (left >= 1) & ~leave)
+        else:  # after the run has left C, its Booleans may take a leaving label again
+            gone = let(f"Gone_{tag}", (left >= 2) | ((left >= 1) & ~leave))
         for q in states:
             prev[q] = let(f"Prev_{q}", any_of(identified[q]) & ~gone)
     return prev

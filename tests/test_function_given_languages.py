@@ -1,0 +1,82 @@
+"""A language given as a Python function reaches every construction its regular expression
+reaches: the learned automaton (L*, checked minimal, complete and stable) goes through the same
+regular decision, positional construction and synthesis as the expression's own, so the verdicts
+agree (the strengths may not: a learned automaton is an extrapolation, the task's own a proof);
+and languages defined by forbidden and required factors over alphabets of up to ten symbols get
+their APE program."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tasks
+from crasp.interpreter import accepts
+from tasks import catalogue
+from tasks.predict import predict
+from tasks.regular import regex_task
+
+EXPRESSIONS = [
+    ("(a|b)*aa(a|b)*", "ab"),  # a required factor: local, outside plain C-RASP
+    ("((a|b|c)*(ab|ca)(a|b|c)*)?", "abc"),  # forbidden factors, or the empty word
+    ("b(a|b)*a", "ab"),  # first and last symbols
+    ("(a|b)*a(a|b)(a|b)", "ab"),  # the third symbol from the end
+    ("((a|b)(a|b))*", "ab"),  # even length: the position mod 2
+    ("(b|c)*a(b|c)*", "abc"),  # exactly one a: plain C-RASP
+    ("a*b*c*", "abc"),  # blocks in order: plain C-RASP
+    ("(b*ab*a)*b*", "ab"),  # an even number of a's: modular counting
+]
+
+
+def function_twin(regex: str, alphabet: str) -> tasks.Task:
+    """The expression's task with its automaton taken away: the reference is Python's re."""
+    pattern = re.compile(regex)
+    return dataclasses.replace(regex_task(regex, alphabet), name=f"function {regex}", automaton=None,
+                               batch_answer=None, answer=lambda x: pattern.fullmatch("".join(x)) is not None)
+
+
+@pytest.mark.parametrize(("regex", "alphabet"), EXPRESSIONS)
+def test_a_language_gets_the_same_verdicts_as_a_function_and_as_an_expression(regex, alphabet):
+    given_as_regex = predict(regex_task(regex, alphabet), synthesis=False)
+    given_as_function = predict(function_twin(regex, alphabet), synthesis=False)
+    for scheme in ("ape", "nope"):
+        ours, theirs = given_as_function.verdict(scheme), given_as_regex.verdict(scheme)
+        assert ours.verdict is theirs.verdict, (scheme, ours.headline, theirs.headline)
+        assert ours.verdict.value != "undetermined", (scheme, ours.headline)
+
+
+def factor_language(symbols: tuple[str, ...], forbidden: tuple[str, ...], required: str | None):
+    def reference(x):
+        word = "".join(x)
+        return not any(f in word for f in forbidden) and (required is None or required in word)
+    return reference
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(2, 10).flatmap(lambda k: st.tuples(
+    st.just(k),
+    st.lists(st.text("abcdefghij"[:k], min_size=2, max_size=3), min_size=1, max_size=2, unique=True),
+    st.one_of(st.none(), st.text("abcdefghij"[:k], min_size=2, max_size=2)))))
+def test_factor_languages_given_as_functions_get_their_ape_program(drawn):
+    k, forbidden, required = drawn
+    symbols = tuple("abcdefghij"[:k])
+    reference = factor_language(symbols, tuple(forbidden), required)
+    name = f"factors_{k}_{'_'.join(forbidden)}_{required}"
+    tasks.task(name, symbols=symbols, format="accept", replace=True,
+               sampler=lambda n, rng: tuple(rng.choice(list(symbols), size=n)))(reference)
+    task = catalogue._REGISTRY.pop(name)
+    verdict = predict(task, schemes=["ape"], synthesis=False).verdict("ape")
+    assert verdict.verdict.value == "generalizes", verdict.headline
+    program = next(f.program for f in verdict.findings if f.program is not None and f.claim is verdict.verdict)
+    rng = np.random.default_rng(0)
+    for _ in range(40):  # the program against the reference, on words the prediction did not choose
+        word = tuple(rng.choice(list(symbols), size=int(rng.integers(1, 60))))
+        if rng.random() < 0.5 and required:
+            cut = int(rng.integers(0, len(word) + 1))
+            word = word[:cut] + tuple(required) + word[cut:]
+        assert accepts(program, ("<bos>", *word)) == reference(word), word

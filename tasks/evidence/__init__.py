@@ -8,6 +8,8 @@ which schemes it speaks to and what it can claim (docs/predict.md):
 * :mod:`.modular` (cheap): a family of inputs on which the answer counts a symbol modulo k > 1;
 * :mod:`.programs` (cheap): the user's and the library's programs, verified: Huang et al.'s
   Theorems 7 and 9;
+* :mod:`.window` (cheap): the program built where a seq2seq answer copies a bounded window of the
+  input (from the start: plain; from the end: local guards);
 * :mod:`.truncation` (cheap): Xu et al.'s fixed-width arithmetic;
 * :mod:`.alignment` (cheap): relative and uniform positions on operand formats;
 * :mod:`.communication` (search): the growth of the communication matrix (Theorem 12);
@@ -24,9 +26,9 @@ from .source import Cost, Source
 
 
 def _sources() -> tuple[Source, ...]:
-    from . import alignment, communication, modular, positional, programs, regular, synthesis, truncation
+    from . import alignment, communication, modular, positional, programs, regular, synthesis, truncation, window
 
-    return tuple(module.SOURCE for module in (regular, positional, modular, programs, truncation, alignment,
+    return tuple(module.SOURCE for module in (regular, positional, modular, programs, window, truncation, alignment,
                                               communication, synthesis))
 
 

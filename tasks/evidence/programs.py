@@ -46,6 +46,7 @@ class Origin(enum.Enum):
     LIBRARY = "library program"
     BUILT = "program built from the automaton"
     POSITIONAL = "program built from the automaton with positions"
+    WINDOW = "program built from the bounded window"
     SYNTHESIZED = "synthesized program"
 
 
@@ -260,6 +261,7 @@ def bounds(report: Report) -> str:
 BRIEF = {Origin.GIVEN: "your program", Origin.LIBRARY: "the library's program",
          Origin.BUILT: "the program built from the automaton",
          Origin.POSITIONAL: "the program built from the automaton with positions",
+         Origin.WINDOW: "the program built from the bounded window",
          Origin.SYNTHESIZED: "a synthesized program"}
 
 

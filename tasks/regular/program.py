@@ -251,7 +251,7 @@ def track(b: ProgramBuilder, start: int, edges: Sequence[Sequence[tuple[int, int
                 current.append(where(label, weight, 0))
             # the potential of the state before this position: the entry state's, plus the
             # weights of the labels read since the entry
-            at_entry = [potential[e] if entered[e] is None else where(entered[e], potential[e], 0)
+            at_entry = [potential[e] if (when := entered[e]) is None else where(when, potential[e], 0)
                         for e in sorted(entered) if potential[e]]
             value = let(f"P_{tag}", sum_of(totals) - sum_of(current) + sum_of(at_entry))
             new_classes: dict[int, int] = {}

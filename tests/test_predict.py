@@ -108,7 +108,7 @@ def test_the_engine_runs_cheap_sources_first_and_stops_once_settled():
     settled = quick(tasks.get("bin_majority"))
     assert settled.ape.basis == "program" and "communication" in settled.ape.skipped
     assert {f.source for f in settled.ape.findings if f.applies} == {"program"}
-    assert {f.source for f in settled.ape.findings} == {"program", "modular counting", "truncation"}
+    assert {f.source for f in settled.ape.findings} == {"program", "modular counting", "bounded window", "truncation"}
     open_ = predict(tasks.get("repeat_copy"), budget=QUICK)  # no program: the searches run
     assert "synthesis" in {f.source for f in open_.ape.findings} and not open_.ape.skipped
     assert open_.timing.searched <= QUICK.seconds + 1

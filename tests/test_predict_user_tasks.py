@@ -58,10 +58,13 @@ def test_modular_counting_and_a_bounded_copy(predictions):
         assert predictions[name].ape.verdict is predictions[name].nope.verdict is Verdict.FAILS
         assert predictions[name].ape.basis == "modular counting"
     copy = predictions["user_copy_first8"]
-    # The program decides; `T >= 1` is never false where an answer is read, so by the rule of a
-    # program's strength (tasks.evidence.programs.strength) it is extrapolated, and says why.
-    assert copy.ape.verdict is Verdict.GENERALIZES and copy.ape.strength is Strength.EXTRAPOLATED
-    assert "not exercised on both sides: T >= 1 never false" in copy.ape.headline
+    # The user's program passes, but `T >= 1` is never false where an answer is read, so by the
+    # rule of a program's strength (tasks.evidence.programs.strength) it is extrapolated, and says
+    # why; the program built for the bounded window exercises everything and decides.
+    assert copy.ape.verdict is Verdict.GENERALIZES and copy.ape.strength is Strength.VERIFIED
+    assert copy.ape.basis == copy.nope.basis == "bounded window"
+    given = next(f for f in copy.ape.findings if f.source == "program")
+    assert given.strength is Strength.EXTRAPOLATED and "T >= 1 never false" in given.summary
     # Without the program the exponential start of R(N) is not mistaken for a proof of failure.
     bare = predict(user_tasks.TASKS["user_copy_first8"], budget=QUICK, synthesis=False)
     assert bare.ape.verdict is not Verdict.FAILS or bare.ape.strength is Strength.EXTRAPOLATED

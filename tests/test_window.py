@@ -100,3 +100,17 @@ def test_a_window_that_changes_past_the_lengths_read_is_refused_by_verification(
     assert window(task) is not None
     prediction = predict(task, synthesis=False)
     assert prediction.ape.basis != "bounded window" and prediction.nope.basis != "bounded window"
+
+
+def test_nope_fails_where_the_first_answer_token_reads_the_end():
+    """x[-3:] starts with the third symbol from the end: a NoPE program would decide, at <sep>,
+    the inputs whose answer starts with 'a', a language outside C-RASP (the learned automaton's
+    decision). x[0] then x[-1] starts with a language inside C-RASP: nothing is claimed."""
+    last = predict(user_task("last_three_nope", lambda x: tuple(x[-3:])), synthesis=False)
+    assert last.nope.verdict.value == "does not generalize" and last.nope.basis == "regular language"
+    assert "whose answer starts with" in last.nope.headline
+    ends = predict(user_task("ends_nope", lambda x: (x[0], x[-1])), synthesis=False)
+    assert ends.nope.verdict.value != "does not generalize"
+    first = predict(user_task("first_three_nope", lambda x: tuple(x[:3])), synthesis=False)
+    assert first.nope.verdict.value == "generalizes"
+    assert not any(f.claim.value == "does not generalize" for f in first.nope.findings)

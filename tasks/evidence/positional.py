@@ -77,6 +77,8 @@ def construct(evidence: Evidence) -> Construction | str:
     found = evidence.get(regular.automata)
     if isinstance(found, str):
         return f"no automaton: {found}"
+    if found.first_only:
+        return "no automaton: the answer is longer than one token (only its first token's languages are learned)"
     if all(regular.buildable(dfas) is not None for _, dfas in found.languages):
         return "every language is in plain C-RASP: the program built without positions covers APE"
     bounds = limits(evidence)

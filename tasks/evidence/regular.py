@@ -10,7 +10,9 @@ of these languages is in C-RASP (read where the task reads it):
 * an accept task: its language, read at the last position (or at the end token ``task.end``
   appended after the input, the end-of-sequence convention of the decision);
 * a seq2seq task whose answer is one token: per answer t, the inputs answered t, read at
-  ``<sep>`` (a position after the input: the end-of-sequence convention);
+  ``<sep>`` (a position after the input: the end-of-sequence convention); where answers are
+  longer, per first token t the inputs whose answer starts with t, also decided at ``<sep>``: one
+  of them outside C-RASP rules the task out, but no program for the whole answer follows;
 * a next-character-set task: per token t (each symbol and ``<eos>``), the words after which t is
   legal, read at the last position of every prefix. Its inputs must be every word over its symbols
   (checked up to :data:`DOMAIN_LENGTH`): on fewer inputs a program only has to agree there, which
@@ -84,13 +86,17 @@ class Automata:
     are none); ``how`` says how they were obtained, ``exact`` whether they are the task's own, and
     ``last_position`` whether the languages are read at the last symbol (else after the input);
     ``stable`` whether a learned automaton was found at a shorter length already (a program built
-    from an unstable one is evidence once verified; a "does not generalize" needs stability)."""
+    from an unstable one is evidence once verified; a "does not generalize" needs stability);
+    ``first_only`` whether the languages are those of the answer's first token only (an answer
+    longer than one token: a program for the task decides them at ``<sep>``, so one outside
+    C-RASP rules the task out, but no program for the whole answer is built from them)."""
 
     languages: tuple[tuple[object, tuple[Dfa, ...]], ...]  # (answer, Dfas)
     how: str
     exact: bool
     last_position: bool
     stable: bool = True
+    first_only: bool = False
 
 
 # ---------------------------------------------------------------- the task's own automaton
@@ -158,21 +164,21 @@ def _stable_below(length: int) -> int:
     return length - 2 if length >= 6 else length - 1
 
 
-def _answers(task: Task, rng: np.random.Generator) -> list | None:
-    """The answers of a one-token seq2seq task (None if some answer is longer)."""
+def _answers(task: Task, rng: np.random.Generator) -> tuple[list, bool]:
+    """The answers of a seq2seq task, and whether only their first token is read (where some
+    answer is not one token long: the token predicted at ``<sep>``, ``()`` for an empty answer)."""
     seen = set()
     for length in (1, 2, 3, 5, 8, 13, 21):
         if length < _shortest(task):
             continue
         for _ in range(8):
-            answer = tuple(task.answer(tuple(task.sample_input(length, rng))))
-            if len(answer) != 1:
-                return None
-            seen.add(answer)
-    return sorted(seen)
+            seen.add(tuple(task.answer(tuple(task.sample_input(length, rng)))))
+    if all(len(answer) == 1 for answer in seen):
+        return sorted(seen), False
+    return sorted({answer[:1] for answer in seen}), True
 
 
-def _member(task: Task, answer, fill: bool):
+def _member(task: Task, answer, fill: bool, first_only: bool = False):
     shortest = _shortest(task)
 
     def member(word: tuple[str, ...]) -> bool:
@@ -188,7 +194,7 @@ def _member(task: Task, answer, fill: bool):
             return bool(result)
         if task.format is Format.NEXT_SET:
             return answer in tuple(result)[-1]
-        return tuple(result) == answer
+        return (tuple(result)[:1] if first_only else tuple(result)) == answer
     return member
 
 
@@ -198,22 +204,21 @@ def _learn(evidence: Evidence) -> Automata | str:
     task, budget = evidence.task, evidence.budget
     rng = np.random.default_rng(evidence.seed)
     answers: Sequence[object]
+    first_only = False
     if task.format is Format.ACCEPT:
         answers, last = [True], task.end is None  # read at the end token where the task has one
     elif task.format is Format.NEXT_SET:
         answers, last = [*task.symbols, EOS], True
     else:
-        found = _answers(task, rng)
-        if found is None:
-            return "the answer is longer than one token"
-        answers, last = found, False
+        answers, first_only = _answers(task, rng)
+        last = False
     length = _length(task, budget.learn_length)
     languages, sizes = [], []
     unstable: str | None = None
     for answer in answers:
         learned = []
         for fill in (False, True) if _shortest(task) > 0 else (False,):
-            member = _member(task, answer, fill)
+            member = _member(task, answer, fill, first_only)
             try:
                 full = learn(member, task.symbols, length)
                 short = learn(member, task.symbols, _stable_below(length))
@@ -227,7 +232,8 @@ def _learn(evidence: Evidence) -> Automata | str:
                 unstable = (f"the automaton learned up to length {length} ({full.dfa.n_states} states) differs from "
                             f"the one up to length {_stable_below(length)} ({short.dfa.n_states} states)")
             learned.append(full.dfa)
-        mismatch = _random_mismatch(task, learned[0], _member(task, answer, False), budget.family_length, rng)
+        mismatch = _random_mismatch(task, learned[0], _member(task, answer, False, first_only), budget.family_length,
+                                    rng)
         if mismatch:
             return mismatch
         languages.append((answer, tuple(learned)))
@@ -236,7 +242,7 @@ def _learn(evidence: Evidence) -> Automata | str:
             f"the same automaton up to length {_stable_below(length)}")
     how = (f"learned from the reference (L*, every word up to length {length} checked, {same}, and {RANDOM_CHECKS} "
            f"random words up to length {budget.family_length} agree)")
-    return Automata(tuple(languages), how, False, last, unstable is None)
+    return Automata(tuple(languages), how, False, last, unstable is None, first_only)
 
 
 def _random_mismatch(task: Task, dfa, member, longest: int, rng: np.random.Generator) -> str | None:
@@ -358,7 +364,7 @@ def construct(evidence: Evidence) -> "programs.Checked | None":
     """The program built from the task's automaton where every language is in C-RASP, verified
     (None where there is no automaton or no program is built); it joins :attr:`Evidence.found`."""
     found = evidence.get(automata)
-    if isinstance(found, str):
+    if isinstance(found, str) or found.first_only:
         return None
     program = _build(evidence.task, found)
     if program is None:
@@ -377,12 +383,14 @@ def _references(decided) -> tuple[str, ...]:
     return tuple(dict.fromkeys(r for _, _, d in decided for r in d.references))
 
 
-def which(task: Task, answer) -> str:
+def which(task: Task, answer, first_only: bool = False) -> str:
     """The language of ``answer`` in words ("the words after which 'a' is legal")."""
     if task.format is Format.ACCEPT:
         return "the language"
     if task.format is Format.NEXT_SET:
         return f"the words after which {answer!r} is legal"
+    if first_only:
+        return f"the inputs whose answer starts with {str(answer[0])!r}" if answer else "the inputs answered with nothing"
     return f"the inputs answered {' '.join(answer)!r}"
 
 
@@ -399,9 +407,13 @@ def assess(evidence: Evidence, scheme: str) -> Finding:
     convention = ("acceptance at the last position" if found.last_position else
                   "the answer read after the input (the end-of-sequence convention)")
     outside = [(answer, dfa, d) for answer, dfa, d in decided if not d.member]
+    if found.first_only and not outside:
+        return silent(NAME, "the languages of the answer's first token are in C-RASP; the rest of the answer is not "
+                      "decided here")
     if outside and not found.stable:
         answer, dfa, decision = outside[0]
-        return open_question(NAME, f"{which(task, answer)} ({dfa.n_states}-state automaton, {found.how}) is not in "
+        return open_question(NAME, f"{which(task, answer, found.first_only)} ({dfa.n_states}-state automaton, "
+                             f"{found.how}) is not in "
                              f"C-RASP ({decision.criterion}), but the automaton is not stable, so no failure is "
                              "claimed", details=(f"convention: {convention}",), references=decision.references)
     if outside:
@@ -409,10 +421,10 @@ def assess(evidence: Evidence, scheme: str) -> Finding:
         reduction = (" (by reduction: a last-position program for L, reading the end-of-sequence position as that "
                      "symbol, would define the quotient)" if "quotient" in decision.criterion else "")
         return Finding(NAME, Verdict.FAILS, strength,
-                       f"{which(task, answer)} ({dfa.n_states}-state automaton, {found.how}) is not in C-RASP: "
+                       f"{which(task, answer, found.first_only)} ({dfa.n_states}-state automaton, {found.how}) is not in C-RASP: "
                        f"{decision.criterion}{reduction}", Reason.LANGUAGE_OUTSIDE,
                        (f"obstruction: {decision.obstruction}", f"convention: {convention}"), decision.references,
-                       short=f"{which(task, answer)} is not in C-RASP ({decision.criterion}; {dfa.n_states}-state "
+                       short=f"{which(task, answer, found.first_only)} is not in C-RASP ({decision.criterion}; {dfa.n_states}-state "
                              f"automaton, {'the task' + chr(39) + 's own' if found.exact else 'learned'})")
     sizes = ", ".join(f"{dfa.n_states} states" for _, dfa, _ in decided)
     criteria = "; ".join(dict.fromkeys(d.criterion for _, _, d in decided))

@@ -2,10 +2,59 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 from crasp.arguments import SEED, integer, number
+
+
+FIRST_SEARCH = 5.0
+"""Where a construction gives a verified program, the search gets this many seconds (at most) to
+find a smaller one."""
+
+
+def constructed(task, positions: str, seed: int, progress=None):
+    """A program built for the task and verified as predict verifies it: the bounded window's, the
+    one built from the task's (or its learned) automaton, or the positional construction's (APE
+    only); plain C-RASP ones only for ``positions`` "nope". None where none passes."""
+    from .evidence import Evidence, positional, regular, window
+    from .evidence.programs import Checked
+    from .findings import DEFAULT
+
+    evidence = Evidence(task, DEFAULT, seed=seed, synthesis=False, progress=progress)
+    tries = [window.construct, regular.construct] + ([positional.construct] if positions == "ape" else [])
+    for build in tries:
+        if progress:
+            progress(f"trying the {build.__module__.rsplit('.', 1)[-1]} construction")
+        found = evidence.get(build)
+        if isinstance(found, positional.Construction):  # it wraps its candidate
+            found = found.checked
+        if isinstance(found, Checked) and found.ok and (positions == "ape" or found.plain):
+            return found
+    return None
+
+
+def _print_constructed(checked, args, out, err) -> int:
+    from crasp.printer import format_program
+
+    from .evidence.programs import describe
+    from .synthesis import program_size
+
+    text = format_program(checked.program)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"program written to {args.out}", file=err)
+    how = (f"built by a construction ({checked.origin}): the search found nothing smaller within "
+           f"{min(args.time, FIRST_SEARCH):g} s")
+    if args.json:
+        print(json.dumps({"program": text, "size": program_size(checked.program), "checks": describe(checked),
+                          "constructed": checked.origin, "searched": how}, indent=2), file=out)
+        return 0
+    print(text, end="", file=out)
+    print(f"\n// size {program_size(checked.program)}; {how}", file=out)
+    print(describe(checked), file=out)
+    return 0
 
 
 def cmd_synthesize(args, out, err) -> int:
@@ -21,7 +70,12 @@ def cmd_synthesize(args, out, err) -> int:
     progress = None if args.quiet else (lambda line: print(line, file=err, flush=True))
     with watchdog():
         check_reference(task, seed=args.seed)  # the search trusts the reference: check it first
+        built = constructed(task, args.positions, args.seed, progress)
+        if built is not None:  # a verified program in hand: search briefly for a smaller one
+            config = dataclasses.replace(config, time_limit=min(config.time_limit, FIRST_SEARCH))
         result = synthesize(task, config, progress=progress)
+        if result.program is None and built is not None:
+            return _print_constructed(built, args, out, err)
     if result.program is None:
         if args.json:
             print(json.dumps(result.to_json(), indent=2), file=out)

@@ -114,3 +114,28 @@ def test_nope_fails_where_the_first_answer_token_reads_the_end():
     first = predict(user_task("first_three_nope", lambda x: tuple(x[:3])), synthesis=False)
     assert first.nope.verdict.value == "generalizes"
     assert not any(f.claim.value == "does not generalize" for f in first.nope.findings)
+
+
+def test_synthesize_falls_back_on_the_constructions(tmp_path, monkeypatch):
+    """A bounded window the search does not reach within its time: `crasp synthesize` prints the
+    program built for it, verified, and says so; --positions nope takes only plain ones."""
+    import io
+    import json
+    import sys
+
+    from crasp.cli import main
+
+    (tmp_path / "window_tasks.py").write_text(
+        "import tasks\n"
+        "@tasks.task('cli_last_three', symbols=('a', 'b', 'c'), replace=True,\n"
+        "            sampler=lambda n, rng: tuple(rng.choice(['a', 'b', 'c'], size=n)))\n"
+        "def last_three(x):\n    return tuple(x[-3:])\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = io.StringIO()
+    assert main(["synthesize", "window_tasks:cli_last_three", "--time", "1", "--json", "-q"], out, io.StringIO()) == 0
+    found = json.loads(out.getvalue())
+    assert found["constructed"] == "program built from the bounded window" and "#[i - j in {3}]" in found["program"]
+    assert main(["synthesize", "window_tasks:cli_last_three", "--time", "1", "--positions", "nope", "-q"],
+                io.StringIO(), io.StringIO()) == 1
+    sys.modules.pop("window_tasks", None)

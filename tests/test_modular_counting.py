@@ -19,6 +19,7 @@ from tasks.evidence.modular import family
 from tasks.findings import DEFAULT
 from tasks.regular import from_regex, regex_task
 from tasks.regular.positional import Limits, NotFound, search
+from crasp.strategies import programs as random_programs
 from tests.test_regular import regex_texts
 
 LETTERS = "abcdefghij"
@@ -114,3 +115,26 @@ def test_the_family_holds_on_strings_it_did_not_draw():
         assert task.answer(tuple(x)) == task.answer(tuple(longer))
         changed |= task.answer(tuple(x)) != task.answer(tuple([found.counted] + x[1:] if x[0] == found.filler else x))
     assert changed
+
+
+@pytest.mark.parametrize("name", ["aa_star", "anbncn", "contains_ab", "contains_ab_crasp", "dyck1"])
+def test_never_on_a_library_program(name):
+    """The library's programs taken as tasks (the interpreter is the reference). aa_star_crasp
+    reads one symbol: no pair to restrict to."""
+    from crasp import check, library
+    from tests.test_sources_soundness import program_task
+
+    program = library.load(name)
+    symbols = tuple(sorted(check(program).info.alphabet))
+    assert family(program_task(program, symbols), DEFAULT) is None
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from([("a", "b"), ("a", "b", "c")]).flatmap(
+    lambda symbols: st.tuples(random_programs(alphabet=symbols, outputs="accept", periodic=True, local=True,
+                                              max_definitions=4, max_depth=2), st.just(symbols))))
+def test_never_on_a_random_program_with_positions(drawn):
+    from tests.test_sources_soundness import program_task
+
+    program, symbols = drawn
+    assert family(program_task(program, symbols), DEFAULT) is None

@@ -1,10 +1,11 @@
 """Program synthesis: on small sequence tasks a user would write, and on the suite.
 
 ``--set sequences`` (the default): each task of benchmarks/sequence_tasks.py (copies, sorts,
-counts, selections; each has a hand-written program, verified here first), for APE and NoPE,
-searched with the format's atoms and output by output (the default search) and without them (the
-search before they existed), under the same budget: found or not, the size, the seconds and the
-candidates examined. Writes benchmarks/results/synthesis_sequences.json.
+counts, selections, three-way decisions by count comparisons, counter languages; each has a
+hand-written program, verified here first), for APE and NoPE, searched with the format's atoms,
+the relation atoms and output by output (the default search) and without them (the search before
+they existed), under the same budget: found or not, the size, the seconds and the candidates
+examined. Writes benchmarks/results/synthesis_sequences.json.
 
 ``--set suite``: for each task and variant (APE: C-RASP[periodic, local]; NoPE: plain C-RASP) with a library
 program: the library program's size (AST nodes, as tasks.synthesis.program_size counts them),
@@ -84,9 +85,9 @@ HEADERS = ["task", "variant", "library size", "found (size)", "candidates", "sec
            "naive found", "naive candidates", "candidates naive/OE", "time naive/OE"]
 
 
-SEARCHES = {"atoms": {}, "plain leaves": {"format_atoms": False, "output_by_output": False}}
+SEARCHES = {"atoms": {}, "plain leaves": {"format_atoms": False, "output_by_output": False, "relation_atoms": False}}
 """The searches compared on the sequence tasks: the default, and the search without the format's
-atoms and without output-by-output search (as it was before either)."""
+atoms, the relation atoms and output-by-output search (as it was before any of them)."""
 
 
 def run_sequence_task(name: str, variant: str, seconds: float) -> dict:

@@ -17,7 +17,11 @@ the program is assembled (shared sub-expressions become definitions), checked by
 :func:`crasp.checker.check` and verified by :func:`tasks.verify.verify`; a counterexample joins the
 batch and the search starts again. Constants, multipliers, periods and local offsets come from
 small ranges that later *rounds* of the search widen. Only a program that passed the verifier is
-returned.
+returned. Besides the plain leaves, the enumeration starts from *atoms* (:mod:`.atoms`), whole
+expressions taken as leaves: the counts of a seq2seq format, the outputs already found, and the
+relations between the input's symbol counts and blocks (``#a == #b``, a*b*c*) that bear on an
+output still open, so that a choice among classes by comparing counts, or a counter language such
+as a^n b^n c^n, is a small combination of them.
 
 The package is split by concern: :mod:`.config` (what is searched, what is returned),
 :mod:`.examples` (the inputs and the outputs to find), :mod:`.evaluator` (the batch's vectorised

@@ -41,7 +41,9 @@ class SynthesisConfig:
     ``format_atoms`` starts the enumeration from the atoms of the task's format
     (:mod:`tasks.synthesis.atoms`) as single leaves; ``output_by_output`` stops a search at the
     first output it finds and searches the others with it among the atoms (the last output of a
-    seq2seq task then being "none of the others").
+    seq2seq task then being "none of the others"); ``relation_atoms`` adds the comparisons of the
+    input's symbol counts and its block orders that bear on an output still open (a decision list
+    of count comparisons, a counter language: :func:`tasks.synthesis.atoms.relation_atoms`).
     """
 
     max_size: int = 12
@@ -71,6 +73,7 @@ class SynthesisConfig:
     equivalence: bool = True
     format_atoms: bool = True
     output_by_output: bool = True
+    relation_atoms: bool = True
 
     @property
     def plain(self) -> bool:

@@ -13,7 +13,7 @@ from crasp.checker import CheckedProgram, check
 
 from ..verify import Report, verify
 from .assembly import assemble, canonical, expressions, program_size
-from .atoms import complement_atom, evaluate, format_atoms, found_atom
+from .atoms import bears_on, complement_atom, evaluate, format_atoms, found_atom, relation_atoms
 from .config import SynthesisConfig, SynthesisResult, schedule
 from .evaluator import Batch
 from .examples import alphabet_of, format_of, initial_examples, output_names, targets
@@ -57,6 +57,7 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
                 f"{time.perf_counter() - started:.1f} s of {config.time_limit:g} s; {outcome}")
 
     base_atoms = format_atoms(task) if config.format_atoms else ()
+    relations = relation_atoms(task) if config.relation_atoms else ()
     exclusive = format_of(task) == "seq2seq"  # exactly one output holds where one is checked
     # outputs matched on the batch by earlier searches of it: their expression and search size
     found: dict[str, tuple[ast.Expr, int]] = {}
@@ -68,18 +69,20 @@ def synthesize(task, config: SynthesisConfig = SynthesisConfig(),
         if batch is None:
             alphabet = alphabet_of(task, examples)
             batch = Batch(examples, alphabet, config.seed + counterexamples)
-            base_values = evaluate(base_atoms, batch)
+            base_values = evaluate([*base_atoms, *relations], batch)
         outputs = targets(task, batch, output_names(task, examples))
         still = [o for o in outputs if o.name not in found]
+        seeded = [*zip(base_atoms, base_values), *((atom, values) for atom, values in
+                  zip(relations, base_values[len(base_atoms):]) if bears_on(values, still))]
         more = [found_atom(name, expr) for name, (expr, _) in found.items()]
         if exclusive and found and len(still) == 1:
             more.append(complement_atom([expr for expr, _ in found.values()]))
-        atoms = [*base_atoms, *more]
+        atoms = [*(atom for atom, _ in seeded), *more]
         label = f"round {round_ + 1}/{len(rounds)}"
         say(f"{label}: {ranges.describe(plain)}; batch of {len(examples)} inputs ({batch.width} positions), "
             f"{len(still)} output{'s' if len(still) > 1 else ''} to find, {len(atoms)} atom{'s' if len(atoms) != 1 else ''}")
         search = Search(batch, still, ranges, config, stats, deadline, progress, label,
-                        atoms=list(zip(atoms, [*base_values, *evaluate(more, batch)])))
+                        atoms=list(zip(atoms, [*(values for _, values in seeded), *evaluate(more, batch)])))
         enumeration_started = time.perf_counter()
         solved = search.run(one_at_a_time=config.output_by_output and len(still) > 1)
         stats.enumerating += time.perf_counter() - enumeration_started

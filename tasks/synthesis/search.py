@@ -308,6 +308,9 @@ class Search:
 
     def booleans(self, size: int) -> Iterator[tuple]:
         batch = self.batch
+        full = self.mode(BOOL, size) == "full"
+        atoms = [(("atom", k), v if full else v[self.where]) for k, (atom, v) in
+                 enumerate(zip(self.atoms, self.atom_values)) if atom.sort == BOOL and atom.size == size]
         if size == 1:
             leaves: list[tuple[tuple, np.ndarray]] = [(("tok", t), batch.token(t)) for t in batch.alphabet]
             leaves += [(("bool", True), np.ones(batch.width, bool)),
@@ -315,11 +318,9 @@ class Search:
             for modulus in self.ranges.periods:
                 for residues in _residue_sets(modulus):
                     leaves.append((("per", modulus, residues), batch.periodic(modulus, residues)))
-            leaves += [(("atom", k), v) for k, (atom, v) in enumerate(zip(self.atoms, self.atom_values))
-                       if atom.sort == BOOL]
-            yield from self.leaves(BOOL, leaves)
+            yield from self.leaves(BOOL, leaves + atoms)
             return
-        full = self.mode(BOOL, size) == "full"
+        yield from self.leaves(BOOL, atoms)  # atoms that the search takes for larger expressions
         previous = self.group(BOOL, size - 1, full)
         if previous is not None:
             yield from self.unary(BOOL, ("not",), previous, np.logical_not)

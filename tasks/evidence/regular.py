@@ -379,6 +379,18 @@ def construct(evidence: Evidence) -> "programs.Checked | None":
     return built
 
 
+def decided_outside(evidence: Evidence) -> bool:
+    """Whether the task's automaton, already at hand (its own, or learned and stable), puts one of
+    its languages outside C-RASP: the "does not generalize" of :func:`assess` for NoPE."""
+    if not evidence.has(automata):
+        return False
+    found = evidence.get(automata)
+    if isinstance(found, str) or not found.stable:
+        return False
+    decided = _decide(found)
+    return decided is not None and any(not d.member for _, _, d in decided)
+
+
 def _references(decided) -> tuple[str, ...]:
     return tuple(dict.fromkeys(r for _, _, d in decided for r in d.references))
 

@@ -4,8 +4,9 @@ any other (Huang et al.'s Theorems 7 and 9).
 A search, so it runs only for a scheme still open after the cheaper sources, within what is left
 of the prediction's time budget (``budget.seconds``): APE first (its search space holds every
 plain program, and a plain program settles NoPE too), taking half of what is left when NoPE is
-still open as well, then NoPE with the rest. Tasks of more than :data:`MAX_SYMBOLS` symbols are not
-searched.
+still open as well, then NoPE with the rest; where a verified program is in hand already, or the
+task's automaton rules plain C-RASP out, only :data:`STRENGTHEN_SECONDS`. Tasks of more than :data:`MAX_SYMBOLS`
+symbols are not searched.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from crasp.errors import CraspError, ReferenceFailure
 
 from ..findings import Finding, Reason, Verdict, open_question, scheme_named, silent
 from ..types import Format
-from . import programs
+from . import programs, regular
 from .context import Evidence
 from .guard import ReferenceTimeout
 from .source import Source, search
@@ -24,6 +25,12 @@ from .source import Source, search
 NAME = "synthesis"
 MIN_SECONDS = 0.5
 """A search given less time than this is not started."""
+STRENGTHEN_SECONDS = 1.5
+"""Where a verified program for the scheme is in hand already (one whose checks left something
+unexercised, or the scheme would be settled), the search only looks for a stronger one, for at
+most this long; and as long where the task's automaton (learned: the failure it gives is
+extrapolated) puts a language outside plain C-RASP, a search for a plain program that would
+contradict it."""
 MEMORY = 1 << 28
 """The bytes of stored classes a prediction's search may keep (its seconds rarely fill them)."""
 MAX_SYMBOLS = 8
@@ -83,6 +90,9 @@ def assess(evidence: Evidence, scheme: str) -> Finding:
     plain_to_come = any(scheme_named(s).plain_only for s in evidence.open if s != scheme)
     share = 0.5 if not scheme_named(scheme).plain_only and plain_to_come else 1.0
     seconds = evidence.clock.left * share
+    plain = scheme_named(scheme).plain_only
+    if programs.verified(evidence, plain=plain) or (plain and regular.decided_outside(evidence)):
+        seconds = min(seconds, STRENGTHEN_SECONDS)
     if seconds < MIN_SECONDS:
         why = ("the searches are off (seconds=0)" if evidence.budget.seconds <= 0 else
                f"the {evidence.budget.seconds:g} s of search are spent")

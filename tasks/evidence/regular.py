@@ -213,6 +213,7 @@ def _learn(evidence: Evidence) -> Automata | str:
         answers, first_only = _answers(task, rng)
         last = False
     length = _length(task, budget.learn_length)
+    extra = _longer_words(task, length, rng)
     languages, sizes = [], []
     unstable: str | None = None
     for answer in answers:
@@ -220,7 +221,7 @@ def _learn(evidence: Evidence) -> Automata | str:
         for fill in (False, True) if _shortest(task) > 0 else (False,):
             member = _member(task, answer, fill, first_only)
             try:
-                full = learn(member, task.symbols, length)
+                full = learn(member, task.symbols, length, extra=extra)
                 short = learn(member, task.symbols, _stable_below(length))
             except _Outside as outside:
                 return f"the word {' '.join(outside.args[0])!r} is outside the task's domain"
@@ -240,9 +241,32 @@ def _learn(evidence: Evidence) -> Automata | str:
         sizes.append(learned[0].n_states)
     same = (f"not stable: {unstable}" if unstable else
             f"the same automaton up to length {_stable_below(length)}")
-    how = (f"learned from the reference (L*, every word up to length {length} checked, {same}, and {RANDOM_CHECKS} "
-           f"random words up to length {budget.family_length} agree)")
+    how = (f"learned from the reference (L*, every word up to length {length} and {len(extra)} random longer ones "
+           f"checked, {same}, and {RANDOM_CHECKS} random words up to length {budget.family_length} agree)")
     return Automata(tuple(languages), how, False, last, unstable is None, first_only)
+
+
+LONGER_WORDS = 120
+"""Random words, up to :data:`LONGER_LENGTH` symbols more than the exhaustive length, that the
+learned automaton must also agree on (they reach the states an exhaustive check over a large
+alphabet does not)."""
+LONGER_LENGTH = 60
+
+
+def _longer_words(task: Task, length: int, rng: np.random.Generator) -> list[tuple[str, ...]]:
+    """Random inputs of the task (from its sampler, and uniform ones it accepts) longer than the
+    exhaustive check's words, by up to :data:`LONGER_LENGTH` symbols."""
+    low = max(_shortest(task), length + 1)
+    words = []
+    for k in range(LONGER_WORDS):
+        n = int(rng.integers(low, low + LONGER_LENGTH + 1))
+        try:
+            word = tuple(task.sample_input(n, rng)) if k % 2 else tuple(rng.choice(task.symbols, size=n))
+            if task.valid(word):
+                words.append(word)
+        except ReferenceFailure:
+            continue
+    return words
 
 
 def _random_mismatch(task: Task, dfa, member, longest: int, rng: np.random.Generator) -> str | None:

@@ -1,7 +1,8 @@
 """Learn a DFA from a membership oracle: Angluin's L* with Maler & Pnueli's counterexamples.
 
-Equivalence queries are answered by checking every word up to ``max_length`` (shortest first), so
-the result agrees with ``member`` on every word of length at most ``max_length``. What it
+Equivalence queries are answered by checking every word up to ``max_length`` (shortest first),
+then any ``extra`` words, so the result agrees with ``member`` on every word of length at most
+``max_length`` and on those. What it
 guarantees, exactly:
 
 * the result is the canonical minimal DFA of its own language, and no DFA with fewer states
@@ -41,11 +42,13 @@ class Learned:
 
 
 def learn(member: Callable[[tuple[str, ...]], bool], symbols: str | Sequence[str], max_length: int,
-          max_states: int = MAX_STATES) -> Learned:
+          max_states: int = MAX_STATES, extra: Sequence[tuple[str, ...]] = ()) -> Learned:
     """Learn the minimal DFA of ``member`` (called on tuples of symbols) over ``symbols``; see the
-    module docstring for the guarantees. Raises TaskError when ``max_states`` states do not suffice:
-    the table then holds more pairwise distinguished prefixes, so no DFA that small agrees with
-    ``member`` on the words asked.
+    module docstring for the guarantees. ``extra``: more words the result must agree on (after
+    every word up to ``max_length``, the shortest first): longer words where the alphabet is too
+    large for the exhaustive check to reach the longest distinguishing words. Raises TaskError
+    when ``max_states`` states do not suffice: the table then holds more pairwise distinguished
+    prefixes, so no DFA that small agrees with ``member`` on the words asked.
 
     >>> learn(lambda w: w.count("a") % 3 == 0, "ab", 5).dfa.n_states
     3
@@ -91,6 +94,8 @@ def learn(member: Callable[[tuple[str, ...]], bool], symbols: str | Sequence[str
         accepting = {k for k, s in enumerate(access) if ask(s)}
         hypothesis = from_table(symbols, 0, accepting, table)
         counterexample = _counterexample(hypothesis, ask, max_length)
+        if counterexample is None:
+            counterexample = next((w for w in sorted(extra, key=len) if hypothesis.accepts(w) != ask(w)), None)
         if counterexample is None:
             return Learned(hypothesis, max_length, len(cache))
         for i in range(len(counterexample)):

@@ -25,7 +25,7 @@ Nothing here catches an exception: a source that raises is a bug, reported as on
 >>> from tasks.findings import QUICK
 >>> gathered = gather(Evidence(tasks.get("bin_majority"), QUICK), ["ape", "nope"])
 >>> [f.source for f in gathered.findings["nope"]], gathered.skipped["nope"]
-(['modular counting', 'program', 'truncation'], ('regular language', 'communication', 'synthesis'))
+(['modular counting', 'program', 'bounded window', 'truncation'], ('regular language', 'communication', 'synthesis'))
 """
 
 from __future__ import annotations

@@ -20,17 +20,18 @@ def constructed(task, positions: str, seed: int, progress=None):
     only); plain C-RASP ones only for ``positions`` "nope". None where none passes."""
     from .evidence import Evidence, positional, regular, window
     from .evidence.programs import Checked
-    from .findings import DEFAULT
+    from .findings import DEFAULT, scheme_named
 
     evidence = Evidence(task, DEFAULT, seed=seed, synthesis=False, progress=progress)
-    tries = [window.construct, regular.construct] + ([positional.construct] if positions == "ape" else [])
+    plain = scheme_named(positions).plain_only
+    tries = [window.construct, regular.construct] + ([] if plain else [positional.construct])
     for build in tries:
         if progress:
             progress(f"trying the {build.__module__.rsplit('.', 1)[-1]} construction")
         found = evidence.get(build)
         if isinstance(found, positional.Construction):  # it wraps its candidate
             found = found.checked
-        if isinstance(found, Checked) and found.ok and (positions == "ape" or found.plain):
+        if isinstance(found, Checked) and found.ok and (found.plain or not plain):
             return found
     return None
 

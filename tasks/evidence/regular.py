@@ -213,36 +213,45 @@ def _learn(evidence: Evidence) -> Automata | str:
         answers, first_only = _answers(task, rng)
         last = False
     length = _length(task, budget.learn_length)
-    extra = _longer_words(task, length, rng)
+    longer = _longer_words(task, length, rng)
     languages, sizes = [], []
     unstable: str | None = None
     for answer in answers:
-        learned = []
-        for fill in (False, True) if _shortest(task) > 0 else (False,):
-            member = _member(task, answer, fill, first_only)
-            try:
-                full = learn(member, task.symbols, length, extra=extra)
-                short = learn(member, task.symbols, _stable_below(length))
-            except _Outside as outside:
-                return f"the word {' '.join(outside.args[0])!r} is outside the task's domain"
-            except TaskError as error:
-                return f"no small automaton fits the reference: {error}"
-            if minimize(full.dfa) != full.dfa or any(len(row) != len(task.symbols) for row in full.dfa.table):
-                return "internal error: the learned automaton is not minimal and complete"
-            if full.dfa != short.dfa and unstable is None:
-                unstable = (f"the automaton learned up to length {length} ({full.dfa.n_states} states) differs from "
-                            f"the one up to length {_stable_below(length)} ({short.dfa.n_states} states)")
-            learned.append(full.dfa)
-        mismatch = _random_mismatch(task, learned[0], _member(task, answer, False, first_only), budget.family_length,
-                                    rng)
-        if mismatch:
-            return mismatch
+        extra = list(longer)
+        wrong: tuple[str, ...] = ()
+        for _ in range(LEARN_ROUNDS):  # a random word the automaton gets wrong joins the learner's words
+            learned = []
+            for fill in (False, True) if _shortest(task) > 0 else (False,):
+                member = _member(task, answer, fill, first_only)
+                try:
+                    full = learn(member, task.symbols, length, extra=extra)
+                    short = learn(member, task.symbols, _stable_below(length))
+                except _Outside as outside:
+                    return f"the word {' '.join(outside.args[0])!r} is outside the task's domain"
+                except TaskError as error:
+                    return f"no small automaton fits the reference: {error}"
+                if minimize(full.dfa) != full.dfa or any(len(row) != len(task.symbols) for row in full.dfa.table):
+                    return "internal error: the learned automaton is not minimal and complete"
+                if full.dfa != short.dfa and unstable is None:
+                    unstable = (f"the automaton learned up to length {length} ({full.dfa.n_states} states) differs "
+                                f"from the one up to length {_stable_below(length)} ({short.dfa.n_states} states)")
+                learned.append(full.dfa)
+            mismatch = _random_mismatch(task, learned[0], _member(task, answer, False, first_only),
+                                        budget.family_length, rng)
+            if mismatch is None:
+                break
+            wrong = mismatch
+            extra.append(wrong)
+        else:
+            return (f"the learned automaton disagrees with the reference on a word of length {len(wrong)} after "
+                    f"{LEARN_ROUNDS} rounds: the task is not that automaton")
         languages.append((answer, tuple(learned)))
         sizes.append(learned[0].n_states)
     same = (f"not stable: {unstable}" if unstable else
             f"the same automaton up to length {_stable_below(length)}")
-    how = (f"learned from the reference (L*, every word up to length {length} and {len(extra)} random longer ones "
-           f"checked, {same}, and {RANDOM_CHECKS} random words up to length {budget.family_length} agree)")
+    how = (f"learned from the reference (L*, every word up to length {length} and {len(longer)} random longer ones "
+           f"checked, {same}, and {RANDOM_CHECKS} random words up to length {budget.family_length}, not among those "
+           "learned from, agree)")
     return Automata(tuple(languages), how, False, last, unstable is None, first_only)
 
 
@@ -251,6 +260,9 @@ LONGER_WORDS = 120
 learned automaton must also agree on (they reach the states an exhaustive check over a large
 alphabet does not)."""
 LONGER_LENGTH = 60
+LEARN_ROUNDS = 4
+"""Rounds of learning: after each, fresh random words are checked, and one the automaton gets
+wrong joins the learner's words (the last round's check is of words it never saw)."""
 
 
 def _longer_words(task: Task, length: int, rng: np.random.Generator) -> list[tuple[str, ...]]:
@@ -269,7 +281,9 @@ def _longer_words(task: Task, length: int, rng: np.random.Generator) -> list[tup
     return words
 
 
-def _random_mismatch(task: Task, dfa, member, longest: int, rng: np.random.Generator) -> str | None:
+def _random_mismatch(task: Task, dfa, member, longest: int, rng: np.random.Generator) -> tuple[str, ...] | None:
+    """A word among :data:`RANDOM_CHECKS` fresh random inputs (uniform, and from the task's
+    sampler) on which ``dfa`` and ``member`` differ, or None."""
     low = max(_shortest(task), 1)
     for _ in range(RANDOM_CHECKS):
         n = int(rng.integers(low, low + longest))
@@ -278,8 +292,7 @@ def _random_mismatch(task: Task, dfa, member, longest: int, rng: np.random.Gener
             if not task.valid(word):
                 continue
             if dfa.accepts(word) != member(word):
-                return (f"the learned automaton disagrees with the reference on a word of length {len(word)}: the "
-                        "task is not that automaton")
+                return word
         except (_Outside, ReferenceFailure):
             continue
     return None

@@ -214,35 +214,40 @@ def family(task: Task, budget: Budget, seed: int = 0) -> Family | None:
         if more is None:
             continue
         answers.update(more)
-        for counted, filler in (pair, pair[::-1]):
-            found = _pattern(_seen(answers, counted), support=2)
-            if found is not None:
-                families += _established(task, (counted, filler), found[:2], answers, budget, rng)
+        seen = [(oriented, found) for oriented in (pair, pair[::-1])
+                if (found := _pattern(_seen(answers, oriented[0]), support=2)) is not None]
+        if seen:
+            families += _established(task, seen, short, answers, budget, rng)
     return min(families, key=lambda f: (f.length_period, f.modulus), default=None)
 
 
-def _established(task: Task, pair: tuple[str, str], pattern: tuple[int, int], answers: dict, budget: Budget,
+def _established(task: Task, seen: list, short: int, answers: dict, budget: Budget,
                  rng: np.random.Generator) -> list[Family]:
-    """The family of ``pair`` where the pattern seen on short strings holds on longer ones."""
-    k, m = pattern
-    exhaustive = [x for n in range(PREFILTER + 1, budget.family + 1) for x in itertools.product(pair, repeat=n)]
+    """The families of a pair (``seen``: each orientation whose pattern showed on short strings,
+    with it) whose pattern holds on longer strings: every string up to ``budget.family``, random
+    ones and, per orientation, strings built for every cell of its pattern. The strings common to
+    both orientations are answered once."""
+    pair = seen[0][0]
+    exhaustive = [x for n in range(short + 1, budget.family + 1) for x in itertools.product(pair, repeat=n)]
     longest = max(budget.family + 1, budget.family_length)
     lengths = np.linspace(budget.family + 1, longest, num=40).round()
     sampled = [tuple(rng.choice(pair, size=int(n), p=[q, 1 - q])) for n in lengths for q in (0.2, 0.5, 0.8)]
-    sampled += _covering(pair, k, m, (budget.family + 1, longest), rng)
+    quick = sum(1 for x in answers if len(x) <= short)  # the rest of ``answers`` are the directed strings
     try:
-        more = _answers(task, exhaustive + sampled)
+        common = _answers(task, exhaustive + sampled)
+        if common is None:
+            return []
+        families = []
+        for (counted, filler), (k, m, _) in seen:
+            covering = _covering((counted, filler), k, m, (budget.family + 1, longest), rng)
+            more = _answers(task, covering)
+            found = None if more is None else _pattern(_seen({**answers, **common, **more}, counted))
+            if found is not None:
+                families.append(Family(counted, filler, *found, quick + len(exhaustive), budget.family,
+                                       len(sampled) + len(covering) + len(answers) - quick, int(longest)))
     except ReferenceFailure:
         return []
-    if more is None:
-        return []
-    found = _pattern(_seen({**answers, **more}, pair[0]))
-    if found is None:
-        return []
-    k, m, values = found
-    checked = sum(1 for x in answers if len(x) <= PREFILTER) + len(exhaustive)
-    return [Family(pair[0], pair[1], k, m, values, checked, max(budget.family, PREFILTER), len(sampled) +
-                   len(answers) - sum(1 for x in answers if len(x) <= PREFILTER), int(longest))]
+    return families
 
 
 def observed(evidence: Evidence) -> Family | None:

@@ -185,7 +185,7 @@ def build(task: Task, found: Window) -> ast.Program:
     separator = task.separator
     assert separator is not None  # window() finds none for a task without one
     b = ProgramBuilder(source="<tasks.evidence.window>")
-    outputs = [t for t in dict.fromkeys([*task.outputs, EOS])]
+    outputs = list(dict.fromkeys([*task.outputs, EOS]))
     b.alphabet(dict.fromkeys([*task.symbols, BOS, separator, *outputs]))
     after = b.let("After", count(tok(separator)) >= 1)
     step = b.let("Step", count(after))

@@ -201,23 +201,21 @@ COMPILED_LIMIT = 150
 about a millisecond a definition, and the library's largest programs have thousands."""
 
 
-SEARCH_SECONDS = 5.0
-"""The most time :func:`search_shallower` gives synthesis (within what is left of the budget)."""
-
-
 def search_shallower(evidence: Evidence, schemes) -> None:
     """Where every verified program of a scheme was built from the task's automaton (one counting
     step per state it passes, so deep by construction) and is at least two deep, ask synthesis for
     one (it tries the smallest programs first), within what is left of the searches' time and at
-    most :data:`SEARCH_SECONDS`; the bounds then take the shallower."""
-    from .evidence.synthesis import MIN_SECONDS, synthesized
+    most :data:`~tasks.evidence.synthesis.STRENGTHEN_SECONDS` (a verified program is in hand, as
+    where the verdict's search only strengthens one: a shallow program is small, and synthesis
+    finds the small ones first); the bounds then take the shallower."""
+    from .evidence.synthesis import MIN_SECONDS, STRENGTHEN_SECONDS, synthesized
 
     task = evidence.task
     if task.format is Format.ALIGNED or task.fixed_width is not None or not evidence.synthesis:
         return
     for scheme in [s for s in ("ape", "nope") if s in schemes]:
         passed = program_evidence.verified(evidence, plain=scheme_named(scheme).plain_only)
-        seconds = min(evidence.clock.left, SEARCH_SECONDS)
+        seconds = min(evidence.clock.left, STRENGTHEN_SECONDS)
         if passed and all(c.kind is program_evidence.Origin.BUILT for c in passed) and \
                 min(c.passed()[0].info.depth for c in passed) >= 2 and seconds >= MIN_SECONDS:
             synthesized(evidence, scheme, seconds)

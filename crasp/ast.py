@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field, fields
-from typing import TypeVar, Union, dataclass_transform
+from typing import Iterable, TypeVar, Union, dataclass_transform
 
 from .intsets import IntSet
 
@@ -334,6 +334,27 @@ class Program:
     def imports(self) -> tuple[Import, ...]:
         return tuple(s for s in self.statements if isinstance(s, Import))
 
+    def _repr_html_(self) -> str:
+        """The program in a notebook: its source highlighted and what its syntax tells (class,
+        count depth, definitions); ``crasp.check`` adds the sorts. A program that imports shows its
+        source only: what it imports is known to the checker."""
+        from .display import program_html
+
+        if self.imports:
+            return program_html(self.source, self.text)
+        nodes = [node for d in self.definitions for node in walk(d.expr)]
+        nodes += [node for s in self.statements if isinstance(s, (Accept, NextToken)) for node in walk(s.expr)]
+        local = any(isinstance(node, Count) and node.guard is not None for node in nodes)
+        periodic = any(isinstance(node, Periodic) for node in nodes)
+        kind = ("C-RASP[" + ", ".join(k for k, used in (("periodic", periodic), ("local", local)) if used) + "] (APE)"
+                if local or periodic else "plain C-RASP (NoPE)")
+        depths = definition_depths(self.definitions)
+        outputs = ", ".join("accept" if isinstance(s, Accept) else f'next "{s.token}"'
+                            for s in self.statements if isinstance(s, (Accept, NextToken)))
+        rows = [(d.name, "?", depths[d.name], "") for d in self.definitions]
+        return program_html(self.source, self.text, kind=kind, depth=max(depths.values(), default=0),
+                            outputs=outputs or None, definitions=rows, checked=False)
+
 
 def children(node: Expr) -> tuple[Expr, ...]:
     """The sub-expressions of ``node`` in source order.
@@ -370,6 +391,31 @@ def deeper_than(program: Program, limit: int) -> tuple[Expr, Statement] | None:
                 return node, statement
             stack.extend((child, depth + 1) for child in children(node))
     return None
+
+
+def definition_depths(definitions: Iterable[Definition]) -> dict[str, int]:
+    """Each definition's count-nesting depth (a reference has the depth of the definition it
+    names, an imported name 0), found without recursion, so any nesting can be asked.
+
+    >>> definition_depths([Definition("A", Count(TokenIs("a"))), Definition("B", Count(Ref("A")))])
+    {'A': 1, 'B': 2}
+    """
+    depths: dict[str, int] = {}
+    for definition in definitions:
+        found: dict[int, int] = {}
+        stack: list[tuple[Expr, bool]] = [(definition.expr, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if isinstance(node, Ref):
+                found[id(node)] = depths.get(node.name, 0)
+            elif not expanded:
+                stack.append((node, True))
+                stack.extend((child, False) for child in children(node))
+            else:
+                inner = max((found[id(child)] for child in children(node)), default=0)
+                found[id(node)] = inner + isinstance(node, Count)
+        depths[definition.name] = found[id(definition.expr)]
+    return depths
 
 
 def walk(node: Expr):

@@ -85,6 +85,38 @@ class CheckedProgram:
         predicate = self.unary[node.name]
         return predicate.modulus, predicate.residues
 
+    def __repr__(self) -> str:
+        info = self.info
+        return (f"<CheckedProgram {self.program.source}: {info.definitions} definitions, {info.model_class}, "
+                f"depth {info.depth}, {self._outputs()}>")
+
+    def _outputs(self) -> str:
+        """The outputs in words: ``accept EXPR`` or the next tokens."""
+        from .printer import format_expr
+
+        if self.accept is not None:
+            return f"accept {format_expr(self.accept)}"
+        return ", ".join(f'next "{token}"' for token, _ in self.next_tokens)
+
+    def _repr_html_(self) -> str:
+        """The program in a notebook: its source highlighted, its class, count depth and outputs,
+        and a table of its definitions (name, sort, depth)."""
+        from .display import program_html
+        from .errors import CraspError
+        from .printer import format_expr, format_program
+
+        program, info = self.program, self.info
+        try:
+            source: str | None = program.text if program.text is not None else format_program(program)
+        except CraspError:  # a set with no short form
+            source = None
+        kind = "plain C-RASP (NoPE)" if info.plain else "C-RASP[periodic, local] (APE)"
+        kind += (f"; period {info.period}" if info.periods else "") + (f"; offsets {info.offsets}" if info.offsets else "")
+        rows = [(d.name, self.sorts[d.name].value, depth, format_expr(d.expr))
+                for d, depth in zip(self.definitions, ast.definition_depths(self.definitions).values())]
+        return program_html(program.source, source, kind=kind, depth=info.depth, outputs=self._outputs(),
+                            alphabet=info.alphabet, definitions=rows)
+
 
 _FINITE_OPS = ("==", "<", "<=")  # i - j OP k holds for finitely many offsets i - j >= 0
 

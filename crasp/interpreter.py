@@ -77,6 +77,17 @@ class RunResult:
         unique = table.sum(axis=0) == 1
         return [names[c] if ok else None for c, ok in zip(chosen.tolist(), unique.tolist())]
 
+    def __repr__(self) -> str:
+        from .display import run_result_repr
+
+        return run_result_repr(self)
+
+    def _repr_html_(self) -> str:
+        """The run in a notebook: per input, every recorded output at every position."""
+        from .display import run_result_html
+
+        return run_result_html(self)
+
 
 def as_tokens(item: Tokens) -> tuple[str, ...]:
     return tuple(item.split()) if isinstance(item, str) else tuple(item)

@@ -33,6 +33,9 @@ from torch import nn
 
 from .activations import HEAVISIDE, RELU  # noqa: E402,F401  (re-exported)
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 
 @dataclass(frozen=True)
 class HeadInfo:
@@ -498,6 +501,32 @@ class LimitTransformer(nn.Module):
                 "parameters": self.parameter_count(), "nonzero_parameters": self.nonzero_count(), "dtype": spec.dtype,
                 "period": spec.period, "periodic": spec.wrap, "blocks": blocks, "residual": list(spec.labels),
                 "outputs": list(spec.outputs)}
+
+    def _repr_html_(self) -> str:
+        """The model in a notebook: its size, layers, heads and residual directions as tables."""
+        from crasp.display import limit_transformer_html
+
+        return limit_transformer_html(self)
+
+    def attention_figure(self, tokens: str | list[str], *, layer: int | None = None, head: int | None = None,
+                         offset: int = 0) -> Figure:
+        """A matplotlib Figure of the attention pattern of every head on ``tokens`` (only those of
+        ``layer``, and only head ``head`` of each layer, where given): one axes per head, queries
+        as rows, keys as columns, position 0 the BOS token. Needs the ``plot`` extra.
+
+        >>> from crasp import library
+        >>> from limit_transformer import compile
+        >>> figure = compile(library.load("dyck1")).attention_figure("( )", layer=1)
+        >>> [axis.get_title() for axis in figure.axes]
+        ['layer 1 head 0: uniform']
+        """
+        try:
+            import matplotlib  # noqa: F401  (the optional 'plot' extra)
+        except ImportError:
+            raise ImportError("attention_figure needs matplotlib: pip install 'crasp-lengthgen[plot]'") from None
+        from .plot import plot_attention
+
+        return plot_attention(self, tokens, offset=offset, layer=layer, head=head)
 
     def parameter_count(self) -> int:
         """Parameters of the equivalent dense model (sparse weights count every entry)."""

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from .model import LimitTransformer
 from .runner import prepare
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+
+    from .model import LimitTransformer
 
 
 def attention_patterns(model: LimitTransformer, tokens: str | list[str], offset: int = 0,
@@ -42,8 +43,10 @@ def attention_patterns(model: LimitTransformer, tokens: str | list[str], offset:
     return patterns
 
 
-def plot_attention(model: LimitTransformer, tokens: str | list[str], *, offset: int = 0) -> Figure:
-    """Every head's pattern (rows: queries, columns: keys) side by side, as a matplotlib Figure.
+def plot_attention(model: LimitTransformer, tokens: str | list[str], *, offset: int = 0, layer: int | None = None,
+                   head: int | None = None) -> Figure:
+    """Every head's pattern (rows: queries, columns: keys) side by side, as a matplotlib Figure;
+    only the heads of ``layer``, and only head ``head`` of a layer, where given.
 
     The figure is built without pyplot, so matplotlib's backend and pyplot's figures are left as
     they were; save it with ``figure.savefig(path)``, or show it in a notebook.
@@ -61,15 +64,23 @@ def plot_attention(model: LimitTransformer, tokens: str | list[str], *, offset: 
 
     sequence = tokens.split() if isinstance(tokens, str) else list(tokens)
     patterns = attention_patterns(model, sequence, offset)
+    if layer is not None and not 0 <= layer < model.spec.n_layers:
+        raise ValueError(f"layer {layer}: the model has layers 0..{model.spec.n_layers - 1}")
+    if head is not None and not any(h == head for _, h in patterns):
+        raise ValueError(f"head {head}: no layer of the model has a head {head}")
+    patterns = {(l, h): w for (l, h), w in patterns.items()
+                if (layer is None or l == layer) and (head is None or h == head)}
+    if not patterns and (layer is not None or head is not None):
+        raise ValueError(f"no head {head} in layer {layer}" if head is not None else f"layer {layer} has no heads")
     labels = ["BOS", *sequence]
     count = max(len(patterns), 1)
     figure = Figure(figsize=(3.2 * count, 3.4))
     axes = figure.subplots(1, count, squeeze=False)
-    for axis, ((layer, h), weights) in zip(axes[0], sorted(patterns.items())):
-        head = model.spec.heads[layer][h]
-        title = "uniform" if head.kind == "uniform" else f"offset {head.offset}"
+    for axis, ((l, h), weights) in zip(axes[0], sorted(patterns.items())):
+        info = model.spec.heads[l][h]
+        title = "uniform" if info.kind == "uniform" else f"offset {info.offset}"
         axis.imshow(weights, cmap="viridis", vmin=0, vmax=1)
-        axis.set_title(f"layer {layer} head {h}: {title}", fontsize=9)
+        axis.set_title(f"layer {l} head {h}: {title}", fontsize=9)
         axis.set_xticks(range(len(labels)), labels, fontsize=7, rotation=90)
         axis.set_yticks(range(len(labels)), labels, fontsize=7)
         axis.set_xlabel("key j", fontsize=8)

@@ -15,7 +15,7 @@ of a program that reads ``<bos>`` (the tasks' token, an ordinary symbol of the p
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 import torch
@@ -23,7 +23,8 @@ import torch
 from crasp.errors import InputError
 from crasp.interpreter import RunResult, Tokens, as_batch, as_given, as_tokens, encode
 
-from .model import LimitTransformer
+if TYPE_CHECKING:  # annotations only: the model's attention_figure reaches this module through plot
+    from .model import LimitTransformer
 
 
 def prepare(

@@ -136,6 +136,18 @@ class Prediction:
     def verdict(self, scheme: str) -> ClassVerdict:
         return self.schemes[scheme]
 
+    def __repr__(self) -> str:
+        from crasp.display import prediction_repr
+
+        return prediction_repr(self)
+
+    def _repr_html_(self) -> str:
+        """The prediction in a notebook: per scheme the verdict, strength and reason, then the
+        layers and training length, every finding folded."""
+        from crasp.display import prediction_html
+
+        return prediction_html(self, SCHEME_TITLES)
+
     def comparison(self) -> dict[str, str]:
         """Per scheme with a published label: ``agrees``, ``disagrees`` or ``undetermined``."""
         out = {}

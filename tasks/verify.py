@@ -97,6 +97,17 @@ class Report:
     def ok(self) -> bool:
         return self.counterexample is None
 
+    def __repr__(self) -> str:
+        from crasp.display import report_repr
+
+        return report_repr(self)
+
+    def _repr_html_(self) -> str:
+        """The report in a notebook: PASS with what was checked, or the counterexample and its trace."""
+        from crasp.display import report_html
+
+        return report_html(self)
+
     def summary(self) -> str:
         verdict = "PASS" if self.ok else "FAIL"
         over = (f"over {{{', '.join(self.exhaustive_symbols)}}}" if self.exhaustive_symbols

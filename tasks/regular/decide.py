@@ -94,6 +94,12 @@ class Decision:
     certificate: str
     references: tuple[str, ...]
 
+    def _repr_html_(self) -> str:
+        """The decision in a notebook: the verdict, the criterion, the obstruction and the certificate."""
+        from crasp.display import decision_html
+
+        return decision_html(self)
+
 
 # ---------------------------------------------------------------- exact linear algebra
 

@@ -72,6 +72,17 @@ class Validation:
     runs: tuple[StoredRun, ...]
     counted: tuple[StoredRun, ...]
 
+    def __repr__(self) -> str:
+        from crasp.display import validation_repr
+
+        return validation_repr(self)
+
+    def _repr_html_(self) -> str:
+        """The validation in a notebook: a row per run, and a plot of accuracy by length bin."""
+        from crasp.display import validation_html
+
+        return validation_html(self)
+
 
 def validate(task_name: str | Task, preset: Preset, variant: str = "ape", *, store: Store, seeds: int | None = None,
              device: str | Machine = "cpu", progress: Progress | None = None, plan: Plan | None = None,

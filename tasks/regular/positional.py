@@ -63,7 +63,7 @@ class Limits:
     """How far :func:`search` looks: windows of 0..``window`` symbols, moduli 1..``modulus``,
     products of at most ``states`` states, within ``seconds`` (None: no deadline)."""
 
-    window: int = 4
+    window: int = 6
     modulus: int = 6
     states: int = 1_000
     seconds: float | None = None

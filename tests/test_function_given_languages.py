@@ -64,10 +64,11 @@ def factor_language(symbols: tuple[str, ...], forbidden: tuple[str, ...], requir
     st.one_of(st.none(), st.text("abcdefghij"[:k], min_size=2, max_size=2)))))
 @example((9, ["cbb"], "aa")).via("large alphabets: exhaustive words stop at 4, longer random ones teach the rest")
 @example((10, ["ab", "ca"], "bb")).via("large alphabets")
+@example((9, ["af", "big"], "ad")).via("'big' before 'ad' escapes the learner: the program's counterexample teaches it")
 def test_factor_languages_given_as_functions_get_their_ape_program(drawn):
-    """Random forbidden and required factors over 2 to 6 symbols, and two over 9 and 10 (where a
-    rare factor can still escape the learner: the program built then fails verification and the
-    verdict stays undetermined, never wrong)."""
+    """Random forbidden and required factors over 2 to 6 symbols, and three over 9 and 10 (where a
+    rare factor can escape the learner's random words: the program built from its automaton then
+    fails verification, and its counterexample joins the learner's words)."""
     k, forbidden, required = drawn
     symbols = tuple("abcdefghij"[:k])
     reference = factor_language(symbols, tuple(forbidden), required)

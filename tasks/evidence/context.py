@@ -86,6 +86,10 @@ class Evidence:
             self._kept[compute] = compute(self)
         return self._kept[compute]
 
+    def keep(self, compute: Callable[["Evidence"], T], value: T) -> None:
+        """Keep ``value`` as what ``compute`` gives from now on (a value found wrong, corrected)."""
+        self._kept[compute] = value
+
     def has(self, compute: Callable[["Evidence"], Any]) -> bool:
         """Whether ``compute`` has been computed for this evidence."""
         return compute in self._kept

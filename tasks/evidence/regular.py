@@ -97,6 +97,9 @@ class Automata:
     last_position: bool
     stable: bool = True
     first_only: bool = False
+    counterexamples: tuple[tuple[str, ...], ...] = ()
+    """Inputs on which a program built from earlier learned automata disagreed with the reference,
+    learned from as well (:func:`refined`)."""
 
 
 # ---------------------------------------------------------------- the task's own automaton
@@ -198,7 +201,7 @@ def _member(task: Task, answer, fill: bool, first_only: bool = False):
     return member
 
 
-def _learn(evidence: Evidence) -> Automata | str:
+def _learn(evidence: Evidence, counterexamples: tuple[tuple[str, ...], ...] = ()) -> Automata | str:
     from ..regular import learn, minimize
 
     task, budget = evidence.task, evidence.budget
@@ -217,7 +220,7 @@ def _learn(evidence: Evidence) -> Automata | str:
     languages, sizes = [], []
     unstable: str | None = None
     for answer in answers:
-        extra = list(longer)
+        extra = [*longer, *counterexamples]
         wrong: tuple[str, ...] = ()
         for _ in range(LEARN_ROUNDS):  # a random word the automaton gets wrong joins the learner's words
             learned = []
@@ -249,10 +252,29 @@ def _learn(evidence: Evidence) -> Automata | str:
         sizes.append(learned[0].n_states)
     same = (f"not stable: {unstable}" if unstable else
             f"the same automaton up to length {_stable_below(length)}")
+    corrected = (f", and {len(counterexamples)} input{'s' * (len(counterexamples) != 1)} on which a program built "
+                 "from an earlier one disagreed with the reference" if counterexamples else "")
     how = (f"learned from the reference (L*, every word up to length {length} and {len(longer)} random longer ones "
-           f"checked, {same}, and {RANDOM_CHECKS} random words up to length {budget.family_length}, not among those "
-           "learned from, agree)")
-    return Automata(tuple(languages), how, False, last, unstable is None, first_only)
+           f"checked{corrected}, {same}, and {RANDOM_CHECKS} random words up to length {budget.family_length}, not "
+           "among those learned from, agree)")
+    return Automata(tuple(languages), how, False, last, unstable is None, first_only, counterexamples)
+
+
+def refined(evidence: Evidence, word: tuple[str, ...]) -> Automata | str:
+    """The task's languages learned again with ``word`` among the learner's words: an input on
+    which a program built from the learned automata (which agrees with them by construction)
+    disagrees with the reference, so a counterexample to them. Kept in place of the automata it
+    corrects; why not, where they are the task's own or the word is not an input over its symbols."""
+    found = evidence.get(automata)
+    if isinstance(found, str) or found.exact:
+        return "the automata are the task's own" if not isinstance(found, str) else found
+    if not word or any(symbol not in evidence.task.symbols for symbol in word) or word in found.counterexamples:
+        return "the disagreement is not on a new input over the task's symbols"
+    evidence.say("learning the automaton again, with the input a program built from it got wrong")
+    again = _learn(evidence, (*found.counterexamples, word))
+    if not isinstance(again, str):
+        evidence.keep(automata, again)
+    return again
 
 
 LONGER_WORDS = 120

@@ -86,3 +86,34 @@ def test_factor_languages_given_as_functions_get_their_ape_program(drawn):
             cut = int(rng.integers(0, len(word) + 1))
             word = word[:cut] + tuple(required) + word[cut:]
         assert accepts(program, ("<bos>", *word)) == reference(word), word
+
+
+@pytest.mark.parametrize(("regex", "alphabet", "wrong"), [
+    ("(b|c)*a(b|c)*", "abc", "(a|b|c)*a(a|b|c)*"),  # in C-RASP: the plain program is built, then refuted
+    ("(a|b)*aa(a|b)*", "ab", "(a|b)*aaa(a|b)*"),  # outside: the positional program is built, then refuted
+])
+def test_a_learned_automaton_refuted_by_its_program_is_learned_again(regex, alphabet, wrong):
+    """A learned automaton that is wrong (planted here) gives a program that fails verification;
+    its counterexample joins the learner's words, and the program built again verifies."""
+    from tasks.evidence import regular
+    from tasks.evidence.context import Evidence
+    from tasks.evidence.positional import construct
+    from tasks.findings import DEFAULT
+    from tasks.regular import from_regex
+
+    task = function_twin(regex, alphabet)
+    evidence = Evidence(task, DEFAULT, (), 0, None, False)
+    evidence.keep(regular.automata, regular.Automata(((True, (from_regex(wrong, alphabet),)),), "planted", False,
+                                                     False, True))
+    built = regular.construct(evidence) if regular.buildable([from_regex(regex, alphabet)]) else construct(evidence)
+    checked = built if isinstance(built, regular.programs.Checked) else built.checked
+    assert checked is not None and checked.ok
+    learned = evidence.get(regular.automata)
+    assert learned.languages[0][1][0] == from_regex(regex, alphabet) and len(learned.counterexamples) == 1
+    (word,) = learned.counterexamples  # the planted automaton and the reference differ on it
+    assert from_regex(wrong, alphabet).accepts(word) != (re.fullmatch(regex, "".join(word)) is not None)
+    if isinstance(built, regular.programs.Checked):  # the plain case: the NoPE decision follows the new automaton
+        again = Evidence(task, DEFAULT, (), 0, None, False)
+        again.keep(regular.automata, regular.Automata(((True, (from_regex(wrong, alphabet),)),), "planted", False,
+                                                      False, True))
+        assert regular.assess(again, "nope").claim.value == "generalizes"

@@ -86,7 +86,7 @@ class Evidence:
             self._kept[compute] = compute(self)
         return self._kept[compute]
 
-    def keep(self, compute: Callable[["Evidence"], T], value: T) -> None:
+    def keep(self, compute: Callable[["Evidence"], Any], value: Any) -> None:
         """Keep ``value`` as what ``compute`` gives from now on (a value found wrong, corrected)."""
         self._kept[compute] = value
 

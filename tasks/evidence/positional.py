@@ -15,7 +15,6 @@ cannot give.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -69,20 +68,14 @@ def limits(evidence: Evidence):
     return Limits(seconds=seconds)
 
 
-REFINE_ROUNDS = 2
-"""Where the program built from learned automata fails verification, its counterexample joins the
-learner's words and the program is built again, at most this many times."""
-
-
 def construct(evidence: Evidence) -> Construction | str:
     """The program where every language of the task has a separating tracker, verified and
-    joined to :attr:`Evidence.found`; otherwise why there is none. A learned automaton that the
-    program's verification refutes is learned again with the counterexample (:func:`.regular.refined`)."""
+    joined to :attr:`Evidence.found`; otherwise why there is none. Learned automata that the
+    program's verification refutes are learned again with its counterexample
+    (:func:`.regular.refined`, at most :data:`.regular.REFINE_ROUNDS` times)."""
     built = _construct(evidence, evidence.get(regular.automata))
-    for _ in range(REFINE_ROUNDS):
-        if isinstance(built, str) or built.checked is None or built.checked.ok:
-            break
-        word = _input(evidence.task, built.checked)
+    while not isinstance(built, str) and built.checked is not None and not built.checked.ok:
+        word = regular.counterexample_input(evidence.task, built.checked)
         again = regular.refined(evidence, word) if word is not None else "no input"
         if isinstance(again, str):
             break
@@ -90,15 +83,6 @@ def construct(evidence: Evidence) -> Construction | str:
     if not isinstance(built, str) and built.checked is not None:
         evidence.found.append(built.checked)
     return built
-
-
-def _input(task: Task, checked: programs.Checked) -> tuple[str, ...] | None:
-    """The task's input in a failed verification's counterexample (its tokens less the framing)."""
-    report = checked.report
-    if report is None or report.counterexample is None:
-        return None
-    tokens = report.counterexample.example.tokens[len(task.prefix):]
-    return tuple(itertools.takewhile(lambda token: token in task.symbols, tokens))
 
 
 def _construct(evidence: Evidence, found: regular.Automata | str) -> Construction | str:

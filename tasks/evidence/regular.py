@@ -260,6 +260,20 @@ def _learn(evidence: Evidence, counterexamples: tuple[tuple[str, ...], ...] = ()
     return Automata(tuple(languages), how, False, last, unstable is None, first_only, counterexamples)
 
 
+REFINE_ROUNDS = 2
+"""How many times learned automata are learned again with a counterexample of a program built
+from them (:func:`refined`)."""
+
+
+def counterexample_input(task: Task, checked: "programs.Checked") -> tuple[str, ...] | None:
+    """The task's input in a failed verification's counterexample (its tokens less the framing)."""
+    report = checked.report
+    if report is None or report.counterexample is None:
+        return None
+    tokens = report.counterexample.example.tokens[len(task.prefix):]
+    return tuple(itertools.takewhile(lambda token: token in task.symbols, tokens))
+
+
 def refined(evidence: Evidence, word: tuple[str, ...]) -> Automata | str:
     """The task's languages learned again with ``word`` among the learner's words: an input on
     which a program built from the learned automata (which agrees with them by construction)
@@ -270,6 +284,8 @@ def refined(evidence: Evidence, word: tuple[str, ...]) -> Automata | str:
         return "the automata are the task's own" if not isinstance(found, str) else found
     if not word or any(symbol not in evidence.task.symbols for symbol in word) or word in found.counterexamples:
         return "the disagreement is not on a new input over the task's symbols"
+    if len(found.counterexamples) >= REFINE_ROUNDS:
+        return f"learned again {REFINE_ROUNDS} times already"
     evidence.say("learning the automaton again, with the input a program built from it got wrong")
     again = _learn(evidence, (*found.counterexamples, word))
     if not isinstance(again, str):
@@ -434,6 +450,9 @@ def construct(evidence: Evidence) -> "programs.Checked | None":
     # evidence itself, and is verified under the full budget.
     budget = _QUICK_CHECK if found.exact else None
     built = programs.check_candidate(evidence, programs.Origin.BUILT, program, budget)
+    word = None if built.ok or found.exact else counterexample_input(evidence.task, built)
+    if word is not None and not isinstance(refined(evidence, word), str):
+        return construct(evidence)  # from the automata learned again (assess then decides on them)
     evidence.found.append(built)
     return built
 
@@ -512,6 +531,8 @@ def assess(evidence: Evidence, scheme: str) -> Finding:
                        (programs.THEOREMS, *_references(decided)),
                        short=f"the task's own automaton is in C-RASP ({criteria})")
     built = evidence.get(construct)
+    if evidence.get(automata) is not found:  # learned again from the built program's counterexample
+        return assess(evidence, scheme)
     if built is None:
         return open_question(NAME, f"every language ({sizes}; {found.how}) is in C-RASP ({criteria}), but no program "
                              "is built for it", details=(f"convention: {convention}",),

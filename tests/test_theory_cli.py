@@ -46,6 +46,7 @@ def test_json_gives_every_outcome():
     (outcome,) = found["outcomes"]
     assert (outcome["name"], outcome["passed"], outcome["examples"]) == (CHEAP, True, 30)
     assert outcome["counterexample"] is None and outcome["seconds"] >= 0
+    assert outcome["citation"] == next(s.citation for s in CATALOGUE if s.name == CHEAP)
 
 
 @pytest.fixture

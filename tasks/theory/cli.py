@@ -33,9 +33,11 @@ def cmd_theory(args, out, err) -> int:
     outcomes = run_catalogue(profile, only=args.only, seed=args.seed, seconds=args.seconds, progress=progress,
                              done=done)
     failed = [o for o in outcomes if not o.passed]
+    cited = {s.name: s.citation for s in statements}
     if args.json:
         print(json.dumps({"profile": profile.name, "seed": args.seed, "passed": not failed,
-                          "outcomes": [o.to_json() for o in outcomes]}, indent=2), file=out)
+                          "outcomes": [{**o.to_json(), "citation": cited[o.name]} for o in outcomes]}, indent=2),
+              file=out)
     else:
         examples = sum(o.examples for o in outcomes)
         seconds = sum(o.seconds for o in outcomes)

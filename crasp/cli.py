@@ -566,15 +566,23 @@ def _needs_extensions(argv: Sequence[str]) -> bool:
 
 
 class _Output:
-    """A stream that escapes what its encoding cannot write and notes output it could not write."""
+    """A stream that escapes what its encoding cannot write and notes output it could not write;
+    ``after``: a stream flushed before each write to this one (standard output before standard
+    error, so that where both go to one pipe, as `2>&1` makes them, they keep their order)."""
 
-    def __init__(self, stream) -> None:
+    def __init__(self, stream, after: _Output | None = None) -> None:
         self.stream = stream
+        self.after = after
         self.lost = stream is None or getattr(stream, "closed", False)
 
     def write(self, text: str) -> int:
         if self.lost:
             return len(text)
+        if self.after is not None:
+            try:
+                self.after.flush()
+            except BrokenPipeError:  # what reads standard output went away; this stream may still be read
+                pass
         try:
             return self.stream.write(text)
         except UnicodeEncodeError:
@@ -640,7 +648,7 @@ def _parse(argv: list[str], *, extensions: bool):
 def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
     """Entry point; returns the exit status (the console script passes it to the shell)."""
     out = _Output(out if out is not None else sys.stdout)
-    err = _Output(err if err is not None else sys.stderr)
+    err = _Output(err if err is not None else sys.stderr, after=out)
     status = _dispatch(argv, out, err)
     try:
         out.flush()

@@ -72,12 +72,11 @@ def construct(evidence: Evidence) -> Construction | str:
     """The program where every language of the task has a separating tracker, verified and
     joined to :attr:`Evidence.found`; otherwise why there is none. Learned automata that the
     program's verification refutes are learned again with its counterexample
-    (:func:`.regular.refined`, at most :data:`.regular.REFINE_ROUNDS` times)."""
+    (:func:`.regular.relearned`, at most :data:`.regular.REFINE_ROUNDS` times)."""
     built = _construct(evidence, evidence.get(regular.automata))
-    while not isinstance(built, str) and built.checked is not None and not built.checked.ok:
-        word = regular.counterexample_input(evidence.task, built.checked)
-        again = regular.refined(evidence, word) if word is not None else "no input"
-        if isinstance(again, str):
+    while not isinstance(built, str) and built.checked is not None:
+        again = regular.relearned(evidence, built.checked)
+        if again is None:
             break
         built = _construct(evidence, again)
     if not isinstance(built, str) and built.checked is not None:

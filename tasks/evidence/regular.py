@@ -99,7 +99,7 @@ class Automata:
     first_only: bool = False
     counterexamples: tuple[tuple[str, ...], ...] = ()
     """Inputs on which a program built from earlier learned automata disagreed with the reference,
-    learned from as well (:func:`refined`)."""
+    learned from as well (:func:`relearned`)."""
 
 
 # ---------------------------------------------------------------- the task's own automaton
@@ -262,34 +262,28 @@ def _learn(evidence: Evidence, counterexamples: tuple[tuple[str, ...], ...] = ()
 
 REFINE_ROUNDS = 2
 """How many times learned automata are learned again with a counterexample of a program built
-from them (:func:`refined`)."""
+from them (:func:`relearned`)."""
 
 
-def counterexample_input(task: Task, checked: "programs.Checked") -> tuple[str, ...] | None:
-    """The task's input in a failed verification's counterexample (its tokens less the framing)."""
-    report = checked.report
-    if report is None or report.counterexample is None:
-        return None
-    tokens = report.counterexample.example.tokens[len(task.prefix):]
-    return tuple(itertools.takewhile(lambda token: token in task.symbols, tokens))
-
-
-def refined(evidence: Evidence, word: tuple[str, ...]) -> Automata | str:
-    """The task's languages learned again with ``word`` among the learner's words: an input on
-    which a program built from the learned automata (which agrees with them by construction)
-    disagrees with the reference, so a counterexample to them. Kept in place of the automata it
-    corrects; why not, where they are the task's own or the word is not an input over its symbols."""
+def relearned(evidence: Evidence, built: "programs.Checked") -> Automata | None:
+    """Where ``built``, a program built from the learned automata (so agreeing with them), failed
+    verification: the task's languages learned again with its counterexample's input among the
+    learner's words, kept in place of the automata it refutes. None where it passed, where the
+    automata are the task's own, where the counterexample holds no new input over the task's
+    symbols, or after :data:`REFINE_ROUNDS` such rounds."""
     found = evidence.get(automata)
-    if isinstance(found, str) or found.exact:
-        return "the automata are the task's own" if not isinstance(found, str) else found
-    if not word or any(symbol not in evidence.task.symbols for symbol in word) or word in found.counterexamples:
-        return "the disagreement is not on a new input over the task's symbols"
-    if len(found.counterexamples) >= REFINE_ROUNDS:
-        return f"learned again {REFINE_ROUNDS} times already"
+    report = built.report
+    if built.ok or isinstance(found, str) or found.exact or report is None or report.counterexample is None:
+        return None
+    tokens = report.counterexample.example.tokens[len(evidence.task.prefix):]  # the input, less the framing
+    word = tuple(itertools.takewhile(lambda token: token in evidence.task.symbols, tokens))
+    if not word or word in found.counterexamples or len(found.counterexamples) >= REFINE_ROUNDS:
+        return None
     evidence.say("learning the automaton again, with the input a program built from it got wrong")
     again = _learn(evidence, (*found.counterexamples, word))
-    if not isinstance(again, str):
-        evidence.keep(automata, again)
+    if isinstance(again, str):
+        return None
+    evidence.keep(automata, again)
     return again
 
 
@@ -450,8 +444,7 @@ def construct(evidence: Evidence) -> "programs.Checked | None":
     # evidence itself, and is verified under the full budget.
     budget = _QUICK_CHECK if found.exact else None
     built = programs.check_candidate(evidence, programs.Origin.BUILT, program, budget)
-    word = None if built.ok or found.exact else counterexample_input(evidence.task, built)
-    if word is not None and not isinstance(refined(evidence, word), str):
+    if relearned(evidence, built) is not None:
         return construct(evidence)  # from the automata learned again (assess then decides on them)
     evidence.found.append(built)
     return built

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field, fields
-from typing import Iterable, TypeVar, Union, dataclass_transform
+from typing import Iterable, Mapping, TypeVar, Union, dataclass_transform
 
 from .intsets import IntSet
 
@@ -393,28 +393,37 @@ def deeper_than(program: Program, limit: int) -> tuple[Expr, Statement] | None:
     return None
 
 
+def count_depth(expr: Expr, named: Mapping[str, int]) -> int:
+    """How deep counts nest in ``expr``, a reference as deep as ``named`` says (0 where it says
+    nothing: an imported predicate); found without recursion, so any nesting can be asked.
+
+    >>> count_depth(Count(And(Ref("A"), Count(TokenIs("a")))), {"A": 2})
+    3
+    """
+    found: dict[int, int] = {}
+    stack: list[tuple[Expr, bool]] = [(expr, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if isinstance(node, Ref):
+            found[id(node)] = named.get(node.name, 0)
+        elif not expanded:
+            stack.append((node, True))
+            stack.extend((child, False) for child in children(node))
+        else:
+            inner = max((found[id(child)] for child in children(node)), default=0)
+            found[id(node)] = inner + isinstance(node, Count)
+    return found[id(expr)]
+
+
 def definition_depths(definitions: Iterable[Definition]) -> dict[str, int]:
-    """Each definition's count-nesting depth (a reference has the depth of the definition it
-    names, an imported name 0), found without recursion, so any nesting can be asked.
+    """Each definition's count-nesting depth (:func:`count_depth`, each reference to an earlier one).
 
     >>> definition_depths([Definition("A", Count(TokenIs("a"))), Definition("B", Count(Ref("A")))])
     {'A': 1, 'B': 2}
     """
     depths: dict[str, int] = {}
     for definition in definitions:
-        found: dict[int, int] = {}
-        stack: list[tuple[Expr, bool]] = [(definition.expr, False)]
-        while stack:
-            node, expanded = stack.pop()
-            if isinstance(node, Ref):
-                found[id(node)] = depths.get(node.name, 0)
-            elif not expanded:
-                stack.append((node, True))
-                stack.extend((child, False) for child in children(node))
-            else:
-                inner = max((found[id(child)] for child in children(node)), default=0)
-                found[id(node)] = inner + isinstance(node, Count)
-        depths[definition.name] = found[id(definition.expr)]
+        depths[definition.name] = count_depth(definition.expr, depths)
     return depths
 
 

@@ -112,8 +112,8 @@ class CheckedProgram:
             source = None
         kind = "plain C-RASP (NoPE)" if info.plain else "C-RASP[periodic, local] (APE)"
         kind += (f"; period {info.period}" if info.periods else "") + (f"; offsets {info.offsets}" if info.offsets else "")
-        rows = [(d.name, self.sorts[d.name].value, depth, format_expr(d.expr))
-                for d, depth in zip(self.definitions, ast.definition_depths(self.definitions).values())]
+        depths = ast.definition_depths(self.definitions)
+        rows = [(d.name, self.sorts[d.name].value, depths[d.name], format_expr(d.expr)) for d in self.definitions]
         return program_html(program.source, source, kind=kind, depth=info.depth, outputs=self._outputs(),
                             alphabet=info.alphabet, definitions=rows)
 
@@ -196,7 +196,7 @@ class _Checker:
             accept = self.default_accept()
         depth = max(self.depths.values(), default=0)
         for expr in ([accept] if accept is not None else list(next_tokens.values())):
-            depth = max(depth, self.depth(expr))
+            depth = max(depth, ast.count_depth(expr, self.depths))
         info = ProgramInfo(
             plain=not self.positional,
             depth=depth,
@@ -250,7 +250,7 @@ class _Checker:
         sort = self.sort(definition.expr)
         self.claim(definition.name, definition.loc)
         self.sorts[definition.name] = sort
-        self.depths[definition.name] = self.depth(definition.expr)
+        self.depths[definition.name] = ast.count_depth(definition.expr, self.depths)
 
     # ------------------------------------------------------------ expressions
 
@@ -367,11 +367,6 @@ class _Checker:
             )
         self.offsets |= offsets
 
-    def depth(self, node: ast.Expr) -> int:
-        if isinstance(node, ast.Ref):
-            return self.depths.get(node.name, 0)
-        inner = max((self.depth(child) for child in ast.children(node)), default=0)
-        return inner + 1 if isinstance(node, ast.Count) else inner
 
 
 def _check_nesting(program: ast.Program) -> None:

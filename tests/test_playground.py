@@ -138,7 +138,9 @@ def test_run_errors_are_json_naming_line_column_or_position(client):
     for bad in ({"tokens": "a"}, {"program": 'A = #"a" > 0', "offset": -1}, {"program": ["A"]}):
         answer = client.post("/api/run", json=bad)
         assert answer.status_code == 400 and isinstance(answer.json()["error"], str)
-    assert client.post("/api/run", content=b"{not json").json()["error"].startswith("the request is not JSON")
+    for unreadable in (b"{not json", b"[" * 20_000 + b"]" * 20_000, b'{"offset": ' + b"1" * 5000 + b"}"):
+        answer = client.post("/api/run", content=unreadable)  # bad syntax, too deep for the parser, too long a number
+        assert answer.status_code == 400 and answer.json()["error"].startswith("the request is not JSON")
 
 
 # ---------------------------------------------------------------- predict

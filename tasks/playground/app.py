@@ -141,8 +141,8 @@ def create_app(limits: Limits | None = None, *, warm: bool = True) -> Starlette:
             return error(f"no API endpoint /api/{kind} (there are {', '.join(f'/api/{k}' for k in JOBS)})", 404)
         try:
             payload = json.loads(await request.body() or b"null")
-        except (json.JSONDecodeError, UnicodeDecodeError) as bad:
-            return error(f"the request is not JSON: {bad}", 400)
+        except (ValueError, RecursionError) as bad:  # not JSON, not UTF-8, nested too deep, a number too long
+            return error(f"the request is not JSON that can be read: {bad}", 400)
         if not isinstance(payload, dict):
             return error("the request must be a JSON object", 400)
         try:
@@ -182,5 +182,4 @@ def create_app(limits: Limits | None = None, *, warm: bool = True) -> Starlette:
     app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed},
                     lifespan=lifespan)
     app.add_middleware(BodyLimit, limit=limits.body_bytes)
-    app.state.limits = limits
     return app

@@ -233,7 +233,7 @@ def compile(payload: dict) -> dict:
         raise RequestError(f"the input has {len(tokens)} tokens; heatmaps are drawn for at most {MAX_HEATMAP_TOKENS}")
     offset = offset_field(payload)
     reference = interpret(checked, [tokens], offset=offset, raw=True, allow_unknown=True)
-    model = compile_program(checked, CompileConfig(max_length=max(64, len(tokens))))
+    model = compile_program(checked, CompileConfig(max_length=MAX_HEATMAP_TOKENS))
     compiled = run_model(model, [tokens], offset=offset, raw=True, allow_unknown=True)
     patterns = attention_patterns(model, tokens, offset)
     titles = {key: "uniform" if model.spec.heads[key[0]][key[1]].kind == "uniform"

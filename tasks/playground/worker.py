@@ -37,7 +37,6 @@ class JobFailed(CraspError):
     """A job that did not answer: out of time, out of memory, or a worker that died. ``status``
     is the HTTP status the page gets."""
 
-
     def __init__(self, message: str, status: int = 500) -> None:
         super().__init__(message)
         self.status = status

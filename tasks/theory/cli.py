@@ -46,10 +46,26 @@ def cmd_theory(args, out, err) -> int:
     return 1 if failed else 0
 
 
+class _Names:
+    """The statements' names, as argparse ``choices``: read when argparse first asks (a usage
+    error, ``--help``, an ``--only`` given), so that building ``crasp``'s parser does not load the
+    catalogue (Hypothesis, the strategies) for every other command.
+
+    >>> "theorem12-protocol" in _Names(), "nosuch" in _Names()
+    (True, False)
+    """
+
+    def __iter__(self):
+        from .statements import NAMES
+
+        return iter(NAMES)
+
+    def __contains__(self, name: object) -> bool:
+        return name in list(self)
+
+
 def add_commands(commands) -> None:
     """Add ``theory`` to the ``crasp`` command's subparsers."""
-    from .statements import NAMES
-
     parser = commands.add_parser(
         "theory", help="check the theory's statements on random examples (property-based)",
         description="Run the catalogue of the theory's statements (Huang et al. 2025's Theorems 9 and 12, the APE "
@@ -63,8 +79,8 @@ def add_commands(commands) -> None:
                         "repeated with fresh seeds until the time budget is spent (10 minutes unless --seconds)")
     parser.add_argument("--seconds", type=number(minimum=0), default=None, metavar="S",
                         help="total time budget, shared equally by the statements run (default: the profile's)")
-    parser.add_argument("--only", nargs="+", action="extend", choices=NAMES, metavar="NAME",
-                        help=f"run only these statements ({', '.join(NAMES)})")
+    parser.add_argument("--only", nargs="+", action="extend", choices=_Names(), metavar="NAME",
+                        help="run only these statements (%(choices)s)")
     parser.add_argument("--seed", type=SEED, default=0, help="seed of the first Hypothesis run (default 0)")
     parser.add_argument("--json", action="store_true",
                         help="print {profile, seed, passed, outcomes: [{name, passed, examples, seconds, "

@@ -160,12 +160,17 @@ def view(title: object, *parts: object) -> Html:
                 f"{join(parts)}</div>")
 
 
-def _positions(n: int, limit: int = MAX_POSITIONS) -> list[int | None]:
-    """The positions a table shows: all, or both ends of a long input around an ellipsis (None)."""
-    if n <= limit:
-        return list(range(n))
+def shown_positions(length: int, limit: int = MAX_POSITIONS) -> list[int | None]:
+    """The 0-based positions a table of ``length`` shows: all, or both ends of a long input
+    around an ellipsis (None).
+
+    >>> shown_positions(3), shown_positions(5, limit=2)
+    ([0, 1, 2], [0, None, 4])
+    """
+    if length <= limit:
+        return list(range(length))
     half = limit // 2
-    return [*range(half), None, *range(n - half, n)]
+    return [*range(half), None, *range(length - half, length)]
 
 
 def _grid_row(name: object, values: Sequence[Any], columns: Sequence[int | None]) -> Html:
@@ -251,7 +256,7 @@ def run_result_html(result: RunResult) -> Html:
         tokens = result.tokens[index]
         n = int(result.lengths[index])
         offset = int(result.offsets[index])
-        columns = _positions(n)
+        columns = shown_positions(n)
         rows = [element("tr", element("th", "token"),
                         *(element("td", ELLIPSIS if k is None else tokens[k], cls="tok") for k in columns))]
         if result.values is not None:

@@ -20,11 +20,9 @@ from tabulate import tabulate
 
 from .ast import Program
 from .checker import CheckedProgram, Sort, check
+from .display import ELLIPSIS, shown_positions
 from .interpreter import RunResult, Tokens, run
 from .printer import format_expr
-
-_ELLIPSIS = "…"
-
 
 @dataclass(frozen=True)
 class TraceRow:
@@ -43,40 +41,33 @@ class Trace:
     rows: tuple[TraceRow, ...]
     verdict: bool | None
 
-    def _columns(self, max_positions: int) -> list[int | None]:
-        n = len(self.tokens)
-        if n <= max_positions:
-            return list(range(n))
-        half = max_positions // 2
-        return [*range(half), None, *range(n - half, n)]
-
     def _cells(self, row: TraceRow, columns: list[int | None]) -> list[str]:
-        return [_ELLIPSIS if k is None else str(int(row.values[k])) for k in columns]
+        return [ELLIPSIS if k is None else str(int(row.values[k])) for k in columns]
 
     def to_text(self, max_positions: int = 200) -> str:
         """A plain-text table (Booleans as 0/1); long inputs show their two ends."""
-        columns = self._columns(max_positions)
-        header = ["position", *(_ELLIPSIS if k is None else str(self.offset + k + 1) for k in columns)]
-        table = [["token", *(_ELLIPSIS if k is None else self.tokens[k] for k in columns)]]
+        columns = shown_positions(len(self.tokens), max_positions)
+        header = ["position", *(ELLIPSIS if k is None else str(self.offset + k + 1) for k in columns)]
+        table = [["token", *(ELLIPSIS if k is None else self.tokens[k] for k in columns)]]
         table += [[row.name, *self._cells(row, columns)] for row in self.rows]
         return tabulate(table, headers=header, tablefmt="plain", disable_numparse=True)
 
     def to_html(self, max_positions: int = 1000) -> str:
         """An HTML table (a fragment; :func:`html_page` wraps traces into a page)."""
-        columns = self._columns(max_positions)
+        columns = shown_positions(len(self.tokens), max_positions)
         esc = html.escape
         head = "".join(
-            f"<th>{_ELLIPSIS if k is None else self.offset + k + 1}</th>" for k in columns
+            f"<th>{ELLIPSIS if k is None else self.offset + k + 1}</th>" for k in columns
         )
         tokens = "".join(
-            f"<td class='tok'>{_ELLIPSIS if k is None else esc(self.tokens[k])}</td>" for k in columns
+            f"<td class='tok'>{ELLIPSIS if k is None else esc(self.tokens[k])}</td>" for k in columns
         )
         body = []
         for row in self.rows:
             cells = []
             for k in columns:
                 if k is None:
-                    cells.append(f"<td>{_ELLIPSIS}</td>")
+                    cells.append(f"<td>{ELLIPSIS}</td>")
                 elif row.sort is Sort.BOOL:
                     value = bool(row.values[k])
                     cells.append(f"<td class='{'t' if value else 'f'}'>{'1' if value else '0'}</td>")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
+from crasp.display import shown_positions
 from crasp.errors import CraspError, SourceError
 
 SOURCE = "program"
@@ -122,9 +123,9 @@ def run(payload: dict) -> dict:
         outputs = ["accept" if value else "reject" for value in accept.values]
         verdict: str | None = "accept" if trace.verdict else "reject"
     else:
-        outputs = [token if token is not None else "?" for token in result.next_tokens(0)]
+        outputs = _verdicts(result)
         verdict = None
-    shown = shown_positions(len(trace.tokens))
+    shown = shown_positions(len(trace.tokens), MAX_TRACE_POSITIONS)
     pick = lambda values: [None if k is None else values[k] for k in shown]  # noqa: E731
     return {
         "positions": [None if k is None else trace.offset + k + 1 for k in shown],
@@ -141,18 +142,6 @@ def run(payload: dict) -> dict:
 
 MAX_TRACE_POSITIONS = 400
 """The most positions a run's trace shows (half from each end)."""
-
-
-def shown_positions(length: int, limit: int = MAX_TRACE_POSITIONS) -> list[int | None]:
-    """The 0-based positions a trace of ``length`` shows, None where the middle is left out.
-
-    >>> shown_positions(3), shown_positions(5, limit=2)
-    ([0, 1, 2], [0, None, 4])
-    """
-    if length <= limit:
-        return list(range(length))
-    half = limit // 2
-    return [*range(half), None, *range(length - half, length)]
 
 
 def known_tokens(payload: dict, alphabet) -> list[str]:

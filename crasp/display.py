@@ -360,38 +360,15 @@ def prediction_repr(prediction: Prediction) -> str:
 # ---------------------------------------------------------------- verification (tasks)
 
 
-def _shown(value: object) -> str:
-    if isinstance(value, frozenset):
-        return "{" + ", ".join(sorted(value)) + "}"
-    return "nothing (zero or several next(t) hold)" if value is None else repr(value)
-
-
 def report_html(report: Report) -> Html:
     """A verification: PASS with what was checked, or FAIL with the counterexample and its trace."""
     status = "PASS" if report.ok else "FAIL"
-    over = (f"over {{{', '.join(report.exhaustive_symbols)}}}" if report.exhaustive_symbols
-            else "(the task's own enumeration)")
-    checked = facts([
-        ("exhaustive", f"{report.exhaustive_inputs} inputs up to length {report.exhaustive_length} {over}"),
-        ("sampled", f"{report.sampled_inputs} inputs up to length {report.max_sampled_length}"),
-        ("derived", f"{report.derived_inputs} inputs read off the program, up to length {report.reach} "
-                    f"(largest constant {report.largest_constant})"),
-        ("exercised", report.coverage_text()),
-        ("offsets", ", ".join(map(str, report.offsets))),
-        ("checked", f"{report.checks} (input, offset, position) targets"),
-    ])
+    checked = facts(report.checked_facts())
     title = Html(badge(status) + escape(f" {report.task} with {report.program}"))
     found = report.counterexample
     if found is None:
         return view(title, checked)
-    tokens = found.example.tokens
-    where = facts([
-        ("input", " ".join(tokens)),
-        ("offset", found.offset),
-        ("position", f"{found.position + 1} (token {tokens[found.position]!r})"),
-        ("expected", _shown(found.expected)),
-        ("program gives", _shown(found.got)),
-    ])
+    where = facts(found.facts().items())
     trace = Html(found.trace._repr_html_()) if found.trace is not None else element("p", "no trace", cls="note")
     return view(title, element("div", "counterexample"), where, details("the program's trace on it", trace, open=True),
                 details("what was checked", checked))
@@ -403,8 +380,9 @@ def report_repr(report: Report) -> str:
         return (f"<Report PASS {report.task} with {report.program}: {report.exhaustive_inputs} exhaustive, "
                 f"{report.sampled_inputs} sampled, {report.derived_inputs} derived inputs, {report.checks} checks>")
     found = report.counterexample
-    return (f"<Report FAIL {report.task} with {report.program}: {' '.join(found.example.tokens)!r} at position "
-            f"{found.position + 1}, expected {_shown(found.expected)}, got {_shown(found.got)}>")
+    shown = found.facts()
+    return (f"<Report FAIL {report.task} with {report.program}: {shown['input']!r} at position "
+            f"{found.position + 1}, expected {shown['expected']}, got {shown['program gives']}>")
 
 
 # ---------------------------------------------------------------- regular languages (tasks)

@@ -53,6 +53,13 @@ class Counterexample:
                 f"at position {self.position + 1} (token {self.example.tokens[self.position]!r}): "
                 f"expected {_show(self.expected)}, program gives {_show(self.got)}")
 
+    def facts(self) -> dict[str, str]:
+        """Where and how the program is wrong, as texts by name (the notebook view's rows)."""
+        tokens = self.example.tokens
+        return {"input": " ".join(tokens), "offset": str(self.offset),
+                "position": f"{self.position + 1} (token {tokens[self.position]!r})",
+                "expected": _show(self.expected), "program gives": _show(self.got)}
+
     def to_json(self) -> dict:
         """The counterexample as JSON: the input, its offset, the position (0-based, into
         ``tokens``) and its token, and the expected and given outputs (a set of next tokens as a
@@ -108,20 +115,24 @@ class Report:
 
         return report_html(self)
 
-    def summary(self) -> str:
-        verdict = "PASS" if self.ok else "FAIL"
+    def checked_facts(self) -> list[tuple[str, str]]:
+        """What was checked, as (name, text) pairs: the lines of :meth:`summary` and of the notebook view."""
         over = (f"over {{{', '.join(self.exhaustive_symbols)}}}" if self.exhaustive_symbols
                 else "(the task's own enumeration)")
-        return (
-            f"{verdict} {self.task} with {self.program}\n"
-            f"  exhaustive: {self.exhaustive_inputs} inputs up to length {self.exhaustive_length} {over}\n"
-            f"  sampled:    {self.sampled_inputs} inputs up to length {self.max_sampled_length}\n"
-            f"  derived:    {self.derived_inputs} inputs read off the program, up to length {self.reach} "
-            f"(largest constant {self.largest_constant})\n"
-            f"  exercised:  {self.coverage_text()}\n"
-            f"  offsets:    {', '.join(map(str, self.offsets))}\n"
-            f"  checked:    {self.checks} (input, offset, position) targets"
-        )
+        return [
+            ("exhaustive", f"{self.exhaustive_inputs} inputs up to length {self.exhaustive_length} {over}"),
+            ("sampled", f"{self.sampled_inputs} inputs up to length {self.max_sampled_length}"),
+            ("derived", f"{self.derived_inputs} inputs read off the program, up to length {self.reach} "
+                        f"(largest constant {self.largest_constant})"),
+            ("exercised", self.coverage_text()),
+            ("offsets", ", ".join(map(str, self.offsets))),
+            ("checked", f"{self.checks} (input, offset, position) targets"),
+        ]
+
+    def summary(self) -> str:
+        verdict = "PASS" if self.ok else "FAIL"
+        lines = [f"  {name + ':':<12}{text}" for name, text in self.checked_facts()]
+        return "\n".join([f"{verdict} {self.task} with {self.program}", *lines])
 
 
     def to_json(self) -> dict:

@@ -845,14 +845,6 @@ def _predictor(k: int):
     return alternating_blocks(k)
 
 
-def _blocks(word: Sequence[str]) -> int:
-    return sum(1 for i in range(len(word)) if i == 0 or word[i] != word[i - 1])
-
-
-def _in_l(word: Sequence[str], k: int) -> bool:
-    return len(word) > 0 and word[0] == "a" and _blocks(word) == k
-
-
 def depth_hierarchy_programs(budget: Budget, *, recognizer: Callable = _recognizer,
                              predictor: Callable = _predictor) -> Outcome:
     """The languages L_k of the depth hierarchy have programs of count depth k.
@@ -870,6 +862,8 @@ def depth_hierarchy_programs(budget: Budget, *, recognizer: Callable = _recogniz
     counted by hand) on those words; the prediction program is plain C-RASP of depth k - 2 and says
     "in L_k" (`next "<eos>"`) exactly at the prefixes in L_k.
     """
+    from ..depth_languages import in_language
+
     length = 10 if budget.thorough else 8
 
     @st.composite
@@ -887,7 +881,7 @@ def depth_hierarchy_programs(budget: Budget, *, recognizer: Callable = _recogniz
                 + ("" if info.plain else " and is not plain"))
         inputs = [*_words_up_to(("a", "b"), length), tuple(example["word"])]
         for word, verdict in zip(inputs, _accepts_all(program, inputs)):
-            require(verdict == _in_l(word, k), lambda: f"the recognizer of L_{k} {'accepts' if verdict else 'rejects'} "
+            require(verdict == in_language(word, k), lambda: f"the recognizer of L_{k} {'accepts' if verdict else 'rejects'} "
                                                        f"{_shown(word)}")
         predicting = predictor(k)
         info = check(predicting).info
@@ -898,7 +892,7 @@ def depth_hierarchy_programs(budget: Budget, *, recognizer: Callable = _recogniz
         assert result.next is not None
         labels = [bool(v) for v in result.next["<eos>"][0, : len(word) + 1].tolist()]
         for i, label in enumerate(labels):
-            require(label == _in_l(word[:i], k), lambda: f"the prediction program of L_{k} says "
+            require(label == in_language(word[:i], k), lambda: f"the prediction program of L_{k} says "
                                                          f"{_shown(word[:i])} is {'' if label else 'not '}in L_{k}")
 
     return explore("depth-hierarchy-programs", example_of(), check_example, budget)

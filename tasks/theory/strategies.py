@@ -216,10 +216,6 @@ def locally_testable(dfa: Dfa) -> bool:
     return True
 
 
-def _is_group(dfa: Dfa) -> bool:
-    return all(len(set(column)) == dfa.n_states for column in zip(*dfa.table))
-
-
 def _random_table(draw, n: int, width: int, *, forward: bool = False) -> list[list[int]]:
     """A transition table of at most n states, all reachable from state 0: its slots are read in
     breadth-first order and each names a state met so far or, while fewer than n are, the next
@@ -330,7 +326,7 @@ def automata(alphabet: str | Sequence[str] = "ab", *, max_states: int = 4,
         best = None
         for _ in range(ATTEMPTS):
             dfa = chosen.draw(draw, symbols, n)
-            if chosen.has is None or chosen.has(dfa):
+            if chosen.has(dfa):
                 if dfa.n_states == n:
                     return dfa
                 best = dfa if best is None or dfa.n_states > best.n_states else best
